@@ -1,0 +1,83 @@
+"""Resolve a model or dataset reference to a local directory: packaged, local path, or hub id.
+
+A reference is one of
+- `packaged:<name>`: a real asset installed from a package registry (see grue.assets.packaged);
+- a path to an existing directory (a Hugging Face model dir, or a dataset dir of parquet files);
+- a hub id (`org/name`): taken from the hub cache when present, downloaded otherwise.
+Hub access is attempted only for hub ids, and a failure names the three ways out (AssetMissing).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from grue.assets.errors import AssetMissing
+
+PACKAGED_PREFIX = "packaged:"
+
+
+def cache_root() -> Path:
+    """Where converted and trained assets live; `GRUE_CACHE` moves it (tests use a temp dir)."""
+    root = os.environ.get("GRUE_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "grue")
+    path = Path(root)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def is_packaged(ref: str) -> bool:
+    return ref.startswith(PACKAGED_PREFIX)
+
+
+def _hub_snapshot(ref: str, repo_type: str, allow_patterns: list[str] | None, task: str | None) -> Path:
+    from huggingface_hub import snapshot_download
+
+    kind = "dataset" if repo_type == "dataset" else "model"
+    try:  # the cache first: compute nodes are often offline on purpose
+        return Path(snapshot_download(ref, repo_type=repo_type, allow_patterns=allow_patterns, local_files_only=True))
+    except Exception:  # noqa: BLE001 - any cache miss falls through to the network attempt
+        pass
+    if os.environ.get("HF_HUB_OFFLINE", "0") not in ("0", "", "false", "False"):
+        raise AssetMissing(ref, kind, "not in the hub cache and HF_HUB_OFFLINE is set", task)
+    try:
+        return Path(snapshot_download(ref, repo_type=repo_type, allow_patterns=allow_patterns))
+    except Exception as err:  # noqa: BLE001 - network, auth and not-found errors all mean "not here"
+        reason = type(err).__name__
+        raise AssetMissing(ref, kind, f"not cached and the hub could not be reached: {reason}", task) from None
+
+
+def resolve_model(ref: str, task: str | None = None) -> str:
+    """A directory `from_pretrained` can load, for any model reference."""
+    if is_packaged(ref):
+        from grue.assets.packaged import packaged_model
+
+        return str(packaged_model(ref[len(PACKAGED_PREFIX):]))
+    if os.path.isdir(ref):
+        if not (Path(ref) / "config.json").exists():
+            raise AssetMissing(ref, "model", "the directory has no config.json", task)
+        return ref
+    if ref.startswith((".", "/", "~")):
+        raise AssetMissing(ref, "model", "no such directory", task)
+    return str(_hub_snapshot(ref, "model", None, task))
+
+
+def resolve_dataset(ref: str, task: str | None = None) -> Path:
+    """A directory of the dataset's parquet files (hub layout: `<config>/<split>-*.parquet`)."""
+    if is_packaged(ref):
+        raise ValueError("packaged datasets are read by their task loader, not resolved to a directory")
+    if os.path.isdir(ref):
+        return Path(ref)
+    if ref.startswith((".", "/", "~")):
+        raise AssetMissing(ref, "dataset", "no such directory", task)
+    return _hub_snapshot(ref, "dataset", ["*.parquet", "**/*.parquet", "*.json", "**/*.json"], task)
+
+
+def parquet_split_files(root: Path, split: str, subset: str | None = None) -> list[Path]:
+    """The parquet shards of one split, in the hub's layouts (`<subset>/<split>-*.parquet` and variants)."""
+    patterns = [f"{subset}/{split}-*.parquet", f"{subset}/{split}/*.parquet"] if subset else []
+    patterns += [f"*/{split}-*.parquet", f"{split}-*.parquet", f"data/{split}-*.parquet", f"*/{split}/*.parquet",
+                 f"{split}/*.parquet"]
+    for pattern in patterns:
+        files = sorted(root.glob(pattern))
+        if files:
+            return files
+    raise AssetMissing(str(root), "dataset", f"no parquet files for split {split!r}")

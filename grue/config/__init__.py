@@ -1,0 +1,4 @@
+from grue.config.load import ConfigError, config_hash, load_config, parse_overrides, to_yaml
+from grue.config.schema import RunConfig
+
+__all__ = ["ConfigError", "RunConfig", "config_hash", "load_config", "parse_overrides", "to_yaml"]

@@ -1,0 +1,65 @@
+"""The results-file schema (docs/results_schema.md): validation shared by runs and the leaderboard."""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+SCHEMA_VERSION = 1
+TASKS = ("imdb", "commongen", "cnn_dailymail", "totto", "wmt16", "narrativeqa", "dailydialog")
+ALGOS = ("zero_shot", "supervised", "ppo", "nlpo", "supervised_ppo", "supervised_nlpo")
+PROFILES = ("paper", "mini")
+SPLITS = ("val", "test")
+# The stable metric names of DESIGN.md section 4: configs may name any of these; one without a
+# scorer on this machine is reported as unavailable, never as zero.
+METRIC_NAMES = (
+    "sentiment", "perplexity", "meteor", "rouge1", "rouge2", "rougeL", "rougeLsum", "rougeL_max",
+    "bleu", "bleu3", "bleu4", "sacrebleu", "chrf", "ter", "bertscore", "bleurt", "cider", "spice",
+    "coverage", "parent", "summaczs", "intent_accuracy", "msttr", "distinct_1", "distinct_2",
+    "entropy_1", "entropy_2", "unique_1", "unique_2",
+)
+
+_REQUIRED: dict[str, type | tuple[type, ...]] = {
+    "schema_version": int,
+    "status": str,
+    "task": str,
+    "algo": str,
+    "profile": str,
+    "seed": int,
+    "config_hash": str,
+    "versions": dict,
+    "metrics": dict,
+}
+
+
+def validate_results(doc: Any) -> list[str]:
+    """Return every problem found in a loaded results document; an empty list means valid."""
+    if not isinstance(doc, dict):
+        return ["results file is not a JSON object"]
+    problems = []
+    for key, kind in _REQUIRED.items():
+        if key not in doc:
+            problems.append(f"missing key {key!r}")
+        elif not isinstance(doc[key], kind) or isinstance(doc[key], bool):
+            problems.append(f"{key!r} should be {getattr(kind, '__name__', kind)}")
+    if problems:
+        return problems
+    if doc["schema_version"] != SCHEMA_VERSION:
+        problems.append(f"schema_version {doc['schema_version']} is not {SCHEMA_VERSION}")
+    if doc["status"] != "complete":
+        problems.append(f"status is {doc['status']!r}, not 'complete'")
+    for key, allowed in (("task", TASKS), ("algo", ALGOS), ("profile", PROFILES)):
+        if doc[key] not in allowed:
+            problems.append(f"{key} {doc[key]!r} is not one of {', '.join(allowed)}")
+    if "reward" in doc and doc["reward"] is not None and not isinstance(doc["reward"], str):
+        problems.append("'reward' should be a string or null")
+    for split, values in doc["metrics"].items():
+        if split not in SPLITS:
+            problems.append(f"unknown split {split!r} in metrics")
+            continue
+        if not isinstance(values, dict):
+            problems.append(f"metrics[{split!r}] is not an object")
+            continue
+        for name, value in values.items():
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+                problems.append(f"metrics[{split!r}][{name!r}] is not a finite number")
+    return problems

@@ -1,0 +1,50 @@
+"""What a task file in `tasks/` declares: data, prompts, metrics, rewards and presets per profile.
+
+Task files are declarative: every number in their presets points at a table of the paper
+(research/grue_spec.md). The config loader merges them in the order
+defaults -> task base -> profile -> algorithm preset (of that profile) -> command line.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+from grue.data.sample import Sample
+
+# load(cfg) -> {"train": [...], "val": [...], "test": [...]}
+SplitLoader = Callable[[Any], dict[str, list[Sample]]]
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    name: str
+    title: str
+    source: str                                   # where in grue_spec.md the presets come from
+    task_metrics: tuple[str, ...]                 # GRUE task-preference metrics (paper Table 1)
+    naturalness_metrics: tuple[str, ...]          # GRUE naturalness metrics (paper Table 1)
+    extra_metrics: tuple[str, ...] = ()           # also reported (diversity statistics, ...)
+    rewards: tuple[str, ...] = ()                 # rewards the paper optimised on this task
+    base: Mapping[str, Any] = field(default_factory=dict)
+    profiles: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    algos: Mapping[str, Mapping[str, Mapping[str, Any]]] = field(default_factory=dict)  # profile -> algo -> overrides
+    data_description: Mapping[str, str] = field(default_factory=dict)                   # profile -> text
+    not_runnable: Mapping[str, str] = field(default_factory=dict)  # profile -> why it cannot run yet
+    test_references_hidden: bool = False          # CommonGen/ToTTo: "test" is scored on validation
+    loader: SplitLoader | None = None
+
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(self.task_metrics + self.naturalness_metrics + self.extra_metrics))
+
+    def runnable(self, profile: str) -> bool:
+        return self.loader is not None and profile not in self.not_runnable
+
+    def why_not_runnable(self, profile: str) -> str:
+        if self.loader is None:
+            return f"task {self.name!r} has no data loader yet"
+        return self.not_runnable.get(profile, "")
+
+
+DIVERSITY_METRICS: Sequence[str] = (
+    "msttr", "distinct_1", "distinct_2", "entropy_1", "entropy_2", "unique_1", "unique_2",
+)

