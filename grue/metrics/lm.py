@@ -7,7 +7,8 @@ probability), not how fluent its own generations are.
 Causal LMs follow the Hugging Face sliding-window recipe that RL4LMs used: all references are
 joined with "\\n\\n" into one token stream, read in windows of ``max_length`` tokens that advance by
 ``stride``; each token is scored once, by the first window whose new part contains it, with up to
-``max_length - stride`` tokens of context. Two differences from the reference code, both fixes:
+``max_length - stride`` tokens of context (the stride is capped at ``max_length - 1`` so every
+window gives at least one). Two differences from the reference code, both fixes:
 - the corpus value is exp(total NLL / number of scored tokens), counted token by token; the recipe's
   ``exp(sum(mean_nll * trg_len) / end_loc)`` over-counts by one token per window;
 - windows are scored in batches (right-padded; pad positions are never counted).
@@ -58,7 +59,10 @@ def model_max_positions(model: Any) -> int | None:
 
 def sliding_windows(n_tokens: int, max_length: int, stride: int) -> list[tuple[int, int, int]]:
     """(begin, end, first_scored) for each window: the window reads [begin, end) and scores
-    positions [first_scored, end). Together the windows score every position from 1 to n-1 once."""
+    positions [first_scored, end). Together the windows score every position from 1 to n-1 once,
+    each with at least one token of context, which needs ``stride < max_length``."""
+    if not 0 < stride < max_length:
+        raise ValueError(f"stride {stride} must be between 1 and max_length - 1 ({max_length - 1})")
     windows: list[tuple[int, int, int]] = []
     prev_end = 0
     for begin in range(0, n_tokens, stride):
@@ -91,8 +95,8 @@ class PerplexityScorer:
         self.is_seq2seq = bool(policy.is_seq2seq)
         self.device = policy.device
         limit = model_max_positions(self.model)
-        self.max_length = min(max_length, limit) if limit else max_length
-        self.stride = max(1, min(stride, self.max_length))
+        self.max_length = max(2, min(max_length, limit) if limit else max_length)
+        self.stride = max(1, min(stride, self.max_length - 1))
         self.batch_size = max(1, batch_size)
 
     def compute(self, inputs: MetricInputs) -> dict[str, MetricValue]:
