@@ -1,0 +1,1 @@
+"""The leaderboard: collect results.json files, aggregate over seeds, score, test, export."""

@@ -1,0 +1,25 @@
+"""Atomic file writes for exports: a reader (or a browser) never sees half a file."""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+
+def write_bytes(path: Path, data: bytes) -> Path:
+    """Write to a temp file beside `path`, then rename over it."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def write_text(path: Path, text: str) -> Path:
+    return write_bytes(path, text.encode("utf-8"))

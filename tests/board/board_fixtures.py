@@ -1,0 +1,61 @@
+"""FIXTURES: synthetic run directories written by the tests, in the results.json schema.
+
+Nothing here is a real measurement. Values are drawn from a seeded generator so each test can
+recompute the expected statistics independently with pandas.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+IMDB_METRICS = {"sentiment": (0.55, 0.02), "perplexity": (34.0, 0.4), "msttr": (0.68, 0.004),
+                "distinct_1": (0.044, 0.001)}
+ALGO_SHIFT = {"zero_shot": -0.06, "supervised": -0.01, "ppo": 0.05, "nlpo": 0.06,
+              "supervised_ppo": 0.07, "supervised_nlpo": 0.075}
+REWARDS = {"zero_shot": None, "supervised": None}
+
+
+def results_doc(task: str, algo: str, seed: int, metrics: dict[str, dict[str, float]], *,
+                profile: str = "mini", reward: str | None = "sentiment", init_model: str = "fixture:tiny-gpt2",
+                higher_is_better: dict[str, bool] | None = None) -> dict[str, Any]:
+    """A results.json document that passes validate_results."""
+    names = {m for split in metrics.values() for m in split}
+    return {
+        "schema_version": 1, "status": "complete", "task": task, "algo": algo, "profile": profile,
+        "seed": seed, "reward": reward, "init_model": init_model, "comparable_to_paper": profile == "paper",
+        "config_hash": f"fixture-{task}-{algo}-{reward}", "config": {}, "versions": {"grue": "fixture"},
+        "git_commit": None, "created": "2026-01-01T00:00:00+00:00", "wall_time_s": 1.0,
+        "splits": {s: {"source": "validation" if s == "val" else "test", "n_samples": 8} for s in metrics},
+        "metrics": metrics, "metrics_unavailable": {},
+        "higher_is_better": higher_is_better or {m: m not in ("perplexity", "ter") for m in names},
+    }
+
+
+def write_run(root: Path, doc: dict[str, Any], name: str | None = None) -> Path:
+    """Write one run directory holding results.json; returns the directory."""
+    name = name or f"{doc['task']}-{doc['algo']}-{doc.get('reward') or 'none'}-{doc['profile']}-s{doc['seed']}"
+    run_dir = root / name
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "results.json").write_text(json.dumps(doc), encoding="utf-8")
+    return run_dir
+
+
+def imdb_grid(root: Path, seeds: int = 5, algos: tuple[str, ...] = tuple(ALGO_SHIFT), rng_seed: int = 0) -> list[Path]:
+    """Many seeds of every algorithm on IMDB with val and test splits; a fixture, not results."""
+    rng = np.random.default_rng(rng_seed)
+    dirs = []
+    for algo in algos:
+        for seed in range(seeds):
+            metrics = {}
+            for split in ("val", "test"):
+                values = {}
+                for metric, (base, spread) in IMDB_METRICS.items():
+                    shift = ALGO_SHIFT[algo] * (base if metric != "perplexity" else 0.3 * base)
+                    values[metric] = float(base + shift + rng.normal(0, spread))
+                metrics[split] = values
+            doc = results_doc("imdb", algo, seed, metrics, reward=REWARDS.get(algo, "sentiment"))
+            dirs.append(write_run(root, doc))
+    return dirs
