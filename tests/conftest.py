@@ -1,4 +1,4 @@
-"""Tiny offline models for metric tests: a byte-level BPE tokenizer trained here, 2-layer GPT-2/T5."""
+"""Tiny offline models shared by all tests: a byte-level BPE tokenizer trained here, 2-layer GPT-2/T5."""
 from __future__ import annotations
 
 from types import SimpleNamespace
@@ -50,3 +50,17 @@ def tiny_t5(tiny_tokenizer):
                       decoder_start_token_id=0)
     model = T5ForConditionalGeneration(config).eval()
     return SimpleNamespace(model=model, tokenizer=tiny_tokenizer, is_seq2seq=True, device="cpu")
+
+
+@pytest.fixture
+def tiny_causal_policy(tiny_tokenizer):
+    """A fresh trainable CausalPolicy around a 2-layer GPT-2 (function scope: tests may train it)."""
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    from grue.policy.causal import CausalPolicy
+
+    torch.manual_seed(0)
+    config = GPT2Config(vocab_size=len(tiny_tokenizer), n_positions=64, n_embd=32, n_layer=2, n_head=2,
+                        bos_token_id=1, eos_token_id=1, pad_token_id=0, resid_pdrop=0.0, embd_pdrop=0.0,
+                        attn_pdrop=0.0)
+    return CausalPolicy(GPT2LMHeadModel(config).eval(), tiny_tokenizer, max_prompt_length=16)
