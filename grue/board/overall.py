@@ -1,0 +1,81 @@
+"""The overall board (the paper's Figure 2 as a table) and HELM's mean win rate.
+
+Rows are algorithms within one source and profile; columns are each task's task-preference and
+naturalness scores of the entry chosen for that task (selection.py). The GRUE score is the mean
+over the covered tasks of the per-task score (itself the mean of the two), and a row that covers
+fewer tasks than its pool says so: its mean is over fewer tasks. The mean win rate follows HELM:
+for every (task, Table 1 metric) column, the share of the pool's other rows this row beats on the
+raw metric (direction-aware, ties count half), averaged over the columns the row has; it needs no
+normalisation at all, which makes it a check on the normalised score.
+"""
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from grue.board.metric_info import NATURALNESS_METRICS, TASK_METRICS
+from grue.board.selection import SELECT_KEYS
+from grue.results import TASKS
+
+ROW_KEYS: list[str] = ["source", "profile", "algo"]
+
+
+def raw_values(frame: pd.DataFrame, chosen: pd.DataFrame) -> pd.DataFrame:
+    """Raw Table 1 metric means of the chosen entries (an average of candidates averages the means)."""
+    wanted = frame[[m in TASK_METRICS.get(t, ()) + NATURALNESS_METRICS.get(t, ())
+                    for t, m in zip(frame["task"], frame["metric"])]]
+    keys = SELECT_KEYS + ["split"]
+    if chosen["reward"].str.startswith("avg(").any():
+        merged = wanted.merge(chosen[keys].drop_duplicates(), on=keys, how="inner")
+    else:
+        merged = wanted.merge(chosen[keys + ["reward", "init_model"]], on=keys + ["reward", "init_model"], how="inner")
+    return merged.groupby(keys + ["metric"], sort=True).agg(mean=("mean", "mean"),
+                                                             higher_is_better=("higher_is_better", "first")).reset_index()
+
+
+def win_rates(raw: pd.DataFrame) -> dict[tuple, tuple[float, int]]:
+    """Mean win rate and number of columns per (source, profile, algo)."""
+    shares: dict[tuple, list[float]] = {}
+    for (source, profile, _task, _metric), col in raw.groupby(["source", "profile", "task", "metric"], sort=True):
+        if len(col) < 2:
+            continue
+        higher = bool(col["higher_is_better"].iloc[0])
+        values = list(zip(col["algo"], col["mean"].astype(float)))
+        for algo, x in values:
+            beaten = sum(1.0 if (x > v if higher else x < v) else 0.5 if x == v else 0.0
+                         for other, v in values if other != algo)
+            shares.setdefault((source, profile, algo), []).append(beaten / (len(values) - 1))
+    return {k: (sum(v) / len(v), len(v)) for k, v in shares.items()}
+
+
+def _mean(values: list[float]) -> float:
+    finite = [v for v in values if math.isfinite(v)]
+    return sum(finite) / len(finite) if finite else math.nan
+
+
+def overall_board(chosen: pd.DataFrame, raw: pd.DataFrame) -> pd.DataFrame:
+    """One row per (source, profile, algo) with per-task scores, overall scores and win rate."""
+    rates = win_rates(raw)
+    pool_tasks = chosen.groupby(["source", "profile"])["task"].nunique().to_dict()
+    rows = []
+    for key, group in chosen.groupby(ROW_KEYS, sort=True):
+        row = dict(zip(ROW_KEYS, key))
+        by_task = group.set_index("task")
+        for task in TASKS:
+            present = task in by_task.index
+            row[f"{task}:task"] = float(by_task.loc[task, "task_score"]) if present else math.nan
+            row[f"{task}:naturalness"] = float(by_task.loc[task, "naturalness_score"]) if present else math.nan
+            row[f"{task}:reward"] = str(by_task.loc[task, "reward"]) if present else ""
+        row["task_score"] = _mean(list(group["task_score"]))
+        row["naturalness_score"] = _mean(list(group["naturalness_score"]))
+        row["grue_score"] = _mean(list(group["score"]))
+        row["tasks"] = int(group["task"].nunique())
+        row["tasks_in_pool"] = int(pool_tasks[(row["source"], row["profile"])])
+        row["mean_win_rate"], row["win_columns"] = rates.get(key, (math.nan, 0))
+        rows.append(row)
+    frame = pd.DataFrame(rows)
+    if frame.empty:
+        return frame
+    return frame.sort_values(["source", "profile", "grue_score"], ascending=[False, True, False],
+                             na_position="last").reset_index(drop=True)

@@ -1,0 +1,47 @@
+"""Pairwise comparisons of algorithms per task over seeds, Holm-corrected per family.
+
+A family is every algorithm pair on one task, profile and measure (task score or naturalness
+score), each algorithm represented by its selected entry. Only the user's runs are tested: the
+paper's rows carry at most summary statistics and belong to `grue compare`.
+"""
+from __future__ import annotations
+
+from itertools import combinations
+
+import pandas as pd
+
+from grue.board.selection import SELECT_KEYS
+from grue.board.stats import holm, verdict, welch
+from grue.board.task_tables import algo_rank
+
+MEASURES: tuple[str, ...] = ("task_score", "naturalness_score")
+TEST_COLUMNS: list[str] = ["profile", "task", "measure", "split", "a", "b", "n_a", "n_b", "mean_a", "mean_b", "diff",
+                           "t", "dof", "p", "p_holm", "verdict"]
+
+
+def selected_seeds(seeds: pd.DataFrame, selection: pd.DataFrame, splits: dict[tuple, str]) -> pd.DataFrame:
+    """Per-seed scores of the selected entries on each task's report split."""
+    keys = SELECT_KEYS + ["reward", "init_model"]
+    picked = seeds.merge(selection[keys], on=keys, how="inner")
+    keep = [splits.get((r.source, r.profile, r.task)) == r.split for r in picked.itertuples()]
+    return picked[keep]
+
+
+def pairwise_tests(picked: pd.DataFrame, measures: tuple[str, ...] = MEASURES) -> pd.DataFrame:
+    """Welch tests for every algorithm pair per (profile, task, measure), Holm within each family."""
+    rows = []
+    for (profile, task), group in picked.groupby(["profile", "task"], sort=True):
+        algos = sorted(set(group["algo"]), key=algo_rank)
+        split = group["split"].iloc[0]
+        for measure in measures:
+            family = []
+            for a, b in combinations(algos, 2):
+                values_a = group.loc[group["algo"] == a, measure].dropna()
+                values_b = group.loc[group["algo"] == b, measure].dropna()
+                family.append((a, b, welch(values_a, values_b)))
+            for (a, b, test), p_adj in zip(family, holm([t.p for _, _, t in family])):
+                rows.append({"profile": profile, "task": task, "measure": measure, "split": split, "a": a, "b": b,
+                             "n_a": test.n_a, "n_b": test.n_b, "mean_a": test.mean_a, "mean_b": test.mean_b,
+                             "diff": test.diff, "t": test.t, "dof": test.dof, "p": test.p, "p_holm": p_adj,
+                             "verdict": verdict(test, p_adj, higher_is_better=True)})
+    return pd.DataFrame(rows, columns=TEST_COLUMNS)

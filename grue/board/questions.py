@@ -1,0 +1,110 @@
+"""The paper's Table 2 questions answered from the user's runs, with the evidence behind each answer.
+
+Each question is a set of one-sided claims "A beats B on a measure". Each claim is a Welch test over
+seeds of the selected entries; the tests of one task form one family and are Holm-corrected. The
+answer is "yes" when at least one claim holds significantly and none is significantly reversed, "no"
+otherwise, and "not testable" when no claim has two seeds on both sides. The automatic questions
+use the per-task GRUE score (mean of task and naturalness scores); the human-study questions
+cannot be answered from runs and are listed as such. The paper's own answer is shown beside ours.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+
+from grue.board.reference import paper_table2
+from grue.board.stats import ALPHA, NOT_TESTABLE, Welch, holm, welch
+
+QUESTION_COLUMNS: list[str] = ["profile", "task", "question_id", "question", "answer", "detail", "evidence",
+                               "paper_answer"]
+
+
+@dataclass(frozen=True)
+class Claim:
+    """`better` beats `worse` on `measure` (a score column, or 'reward' for the optimised metric)."""
+
+    better: str
+    worse: str
+    measure: str = "score"
+
+
+QUESTIONS: list[tuple[str, str, list[Claim]]] = [
+    ("needs_warm_start", "Needs warm start?",
+     [Claim("supervised_ppo", "ppo"), Claim("supervised_nlpo", "nlpo")]),
+    ("reward_hackable", "Easily reward hackable? (reward up vs zero-shot while naturalness falls)",
+     [Claim("ppo", "zero_shot", "reward"), Claim("zero_shot", "ppo", "naturalness_score"),
+      Claim("nlpo", "zero_shot", "reward"), Claim("zero_shot", "nlpo", "naturalness_score")]),
+    ("rl_gt_sup_auto", "RL > Supervised (auto)?", [Claim("ppo", "supervised"), Claim("nlpo", "supervised")]),
+    ("suprl_gt_sup_auto", "Supervised+RL > Supervised (auto)?",
+     [Claim("supervised_ppo", "supervised"), Claim("supervised_nlpo", "supervised")]),
+    ("supnlpo_gt_supppo_auto", "Supervised+NLPO > Supervised+PPO (auto)?", [Claim("supervised_nlpo", "supervised_ppo")]),
+]
+HUMAN_QUESTIONS: list[tuple[str, str]] = [
+    ("rl_gt_sup_human", "RL > Supervised (human)?"),
+    ("suprl_gt_sup_human", "Supervised+RL > Supervised (human)?"),
+    ("supnlpo_gt_supppo_human", "Supervised+NLPO > Supervised+PPO (human)?"),
+]
+
+
+def _values(group: pd.DataFrame, raw: pd.DataFrame, algo: str, measure: str) -> list[float]:
+    rows = group[group["algo"] == algo]
+    if measure != "reward":
+        return list(rows[measure].dropna())
+    if rows.empty:
+        return []
+    reward = rows["reward"].iloc[0]
+    picked = raw[(raw["algo"] == algo) & (raw["metric"] == reward) & (raw["reward"] == reward)]
+    if not picked.empty:  # lower-is-better rewards (TER) are negated so that "up" always means better
+        sign = 1.0 if bool(picked["higher_is_better"].iloc[0]) else -1.0
+        return [sign * v for v in picked["value"]]
+    return list(rows["task_score"].dropna())  # the reward is no single metric: its task score stands in
+
+
+def _evidence(claim: Claim, test: Welch, p_adj: float) -> str:
+    head = f"{claim.better} {test.mean_a:.4f} (n={test.n_a}) vs {claim.worse} {test.mean_b:.4f} (n={test.n_b}) on {claim.measure}"
+    if not test.testable:
+        return f"{head}: {test.reason}"
+    return f"{head}: diff {test.diff:+.4f}, t={test.t:.2f}, p={test.p:.3g}, Holm p={p_adj:.3g}"
+
+
+def _answer(outcomes: list[tuple[Claim, Welch, float]], hack: bool) -> tuple[str, str]:
+    tested = [(c, t, p) for c, t, p in outcomes if t.testable and math.isfinite(p)]
+    if not tested:
+        return NOT_TESTABLE, "fewer than two seeds on a side of every comparison"
+    holds = {id(c) for c, t, p in tested if p < ALPHA and t.diff > 0}
+    reversed_ = [c for c, t, p in tested if p < ALPHA and t.diff < 0]
+    if hack:  # both halves (reward up, naturalness down) must hold for the same algorithm
+        pairs = [outcomes[i:i + 2] for i in range(0, len(outcomes), 2)]
+        hacked = [a[0].better for a, b in pairs if id(a[0]) in holds and id(b[0]) in holds]
+        return ("yes", f"hacked by {', '.join(hacked)}") if hacked else ("no", "no algorithm shows both halves significantly")
+    if holds and not reversed_:
+        return "yes", f"{len(holds)} of {len(tested)} tested comparison(s) significant"
+    if reversed_:
+        return "no", "the reverse is significant: " + ", ".join(f"{c.worse} > {c.better}" for c in reversed_)
+    return "no", "no significant difference"
+
+
+def answer_questions(picked: pd.DataFrame, raw_seeds: pd.DataFrame) -> pd.DataFrame:
+    """Answers per (profile, task) from per-seed scores of the selected entries (`picked`)."""
+    paper = paper_table2()["answers"]
+    rows = []
+    for (profile, task), group in picked.groupby(["profile", "task"], sort=True):
+        split = group["split"].iloc[0]
+        raw = raw_seeds[(raw_seeds["profile"] == profile) & (raw_seeds["task"] == task) & (raw_seeds["split"] == split)]
+        tests = [(qid, claim, welch(_values(group, raw, claim.better, claim.measure),
+                                    _values(group, raw, claim.worse, claim.measure)))
+                 for qid, _, claims in QUESTIONS for claim in claims]
+        adjusted = holm([t.p for _, _, t in tests])
+        for qid, text, claims in QUESTIONS:
+            outcomes = [(c, t, p) for (q, c, t), p in zip(tests, adjusted) if q == qid]
+            answer, detail = _answer(outcomes, hack=qid == "reward_hackable")
+            rows.append({"profile": profile, "task": task, "question_id": qid, "question": text, "answer": answer,
+                         "detail": detail, "evidence": " | ".join(_evidence(c, t, p) for c, t, p in outcomes),
+                         "paper_answer": paper.get(qid, {}).get(task)})
+        for qid, text in HUMAN_QUESTIONS:
+            rows.append({"profile": profile, "task": task, "question_id": qid, "question": text,
+                         "answer": "not answerable", "detail": "needs human ratings, not runs", "evidence": "",
+                         "paper_answer": paper.get(qid, {}).get(task)})
+    return pd.DataFrame(rows, columns=QUESTION_COLUMNS)

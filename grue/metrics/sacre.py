@@ -1,0 +1,63 @@
+"""SacreBLEU, chrF and TER through the sacrebleu library, on the 0-1 scale RL4LMs reported (score / 100).
+
+Each is its own scorer so a task that asks for chrF alone does not pay for TER's edit search.
+Multiple references per sample are passed as sacrebleu's reference streams; samples with fewer
+references than the most get ``None`` in the missing streams, which sacrebleu treats as absent.
+The BLEU tokenizer is ``sacrebleu_tokenize`` (default "13a"; the MT and dialogue configs use "intl").
+Per-sample values are sacrebleu's sentence scores (BLEU with its default exponential smoothing).
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from grue.metrics.base import MetricContext, MetricInputs, MetricValue
+from grue.metrics.references import require_references
+from grue.metrics.registry import register
+
+
+def reference_streams(references: Sequence[Sequence[str]]) -> list[list[str | None]]:
+    """Per-sample reference lists -> sacrebleu's list of streams, padded with None."""
+    width = max((len(r) for r in references), default=0)
+    return [[refs[k] if k < len(refs) else None for refs in references] for k in range(width)]
+
+
+class SacreScorer:
+    """One sacrebleu metric object, scored on the corpus and on each sample."""
+
+    def __init__(self, name: str, metric: Any, higher_is_better: bool) -> None:
+        self.names = (name,)
+        self.higher_is_better = {name: higher_is_better}
+        self.metric = metric
+
+    def compute(self, inputs: MetricInputs) -> dict[str, MetricValue]:
+        name = self.names[0]
+        require_references(inputs, name)
+        if not inputs.generations:
+            return {name: MetricValue(corpus=0.0, per_sample=[])}
+        hyps = list(inputs.generations)
+        corpus = self.metric.corpus_score(hyps, reference_streams(inputs.references)).score / 100
+        per_sample = [self.metric.sentence_score(h, list(refs)).score / 100
+                      for h, refs in zip(hyps, inputs.references)]
+        return {name: MetricValue(corpus=corpus, per_sample=per_sample)}
+
+
+@register(higher_is_better={"sacrebleu": True})
+def build_sacrebleu(ctx: MetricContext) -> SacreScorer:
+    from sacrebleu.metrics import BLEU
+
+    tokenize = str(ctx.options.get("sacrebleu_tokenize", "13a"))
+    return SacreScorer("sacrebleu", BLEU(tokenize=tokenize), True)
+
+
+@register(higher_is_better={"chrf": True})
+def build_chrf(ctx: MetricContext) -> SacreScorer:
+    from sacrebleu.metrics import CHRF
+
+    return SacreScorer("chrf", CHRF(), True)
+
+
+@register(higher_is_better={"ter": False})
+def build_ter(ctx: MetricContext) -> SacreScorer:
+    from sacrebleu.metrics import TER
+
+    return SacreScorer("ter", TER(), False)

@@ -1,0 +1,47 @@
+"""Tensors that travel between rollout, reward, advantage and update code."""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Optional
+
+import torch
+
+
+@dataclass
+class PromptBatch:
+    input_ids: torch.Tensor        # [B, P], padded on the configured side
+    attention_mask: torch.Tensor   # [B, P]
+
+    def to(self, device: str) -> "PromptBatch":
+        return PromptBatch(self.input_ids.to(device), self.attention_mask.to(device))
+
+    def select(self, idx: torch.Tensor | list[int]) -> "PromptBatch":
+        return PromptBatch(self.input_ids[idx], self.attention_mask[idx])
+
+
+@dataclass
+class Rollout:
+    """One batch of episodes. Index t is the t-th generated token (action) of each episode."""
+
+    prompts: PromptBatch
+    actions: torch.Tensor            # [B, T] token ids (padding after the episode ends)
+    valid: torch.Tensor              # [B, T] 1.0 for real actions, EOS included
+    logp: torch.Tensor               # [B, T] log-prob under the sampling distribution (mask, top-k, temperature)
+    raw_logp: torch.Tensor           # [B, T] log-prob under the full policy distribution (for the KL penalty)
+    action_mask: Optional[torch.Tensor] = None  # [B, T, V] bool: tokens the sampling distribution allowed
+    temperature: float = 1.0
+
+    @property
+    def last_index(self) -> torch.Tensor:
+        return (self.valid.sum(-1).long() - 1).clamp(min=0)
+
+    def select(self, idx: torch.Tensor | list[int]) -> "Rollout":
+        kwargs = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, PromptBatch):
+                value = value.select(idx)
+            elif isinstance(value, torch.Tensor):
+                value = value[idx]
+            kwargs[f.name] = value
+        return Rollout(**kwargs)

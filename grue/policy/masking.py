@@ -1,0 +1,23 @@
+"""Turning logits into the sampling distribution a rollout used, and back in the update."""
+from __future__ import annotations
+
+from typing import Optional
+
+import torch
+
+
+def sampling_log_probs(logits: torch.Tensor, action_mask: Optional[torch.Tensor], temperature: float) -> torch.Tensor:
+    """log softmax(logits / T) restricted to the allowed tokens: the distribution actions were drawn from."""
+    scaled = logits / temperature
+    if action_mask is not None:
+        scaled = scaled.masked_fill(~action_mask, float("-inf"))
+    return torch.log_softmax(scaled.float(), dim=-1)
+
+
+def gather(logp_all: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
+    return logp_all.gather(-1, actions.unsqueeze(-1)).squeeze(-1)
+
+
+def entropy(logp_all: torch.Tensor) -> torch.Tensor:
+    p = logp_all.exp()
+    return -(p * logp_all.masked_fill(p == 0, 0.0)).sum(-1)

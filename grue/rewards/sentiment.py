@@ -1,0 +1,99 @@
+"""P(positive) of a sentiment classifier on prompt + continuation: IMDB's reward and task metric.
+
+As in the reference setup the classifier reads the prompt and the generated text together,
+left-truncated so the continuation (the part the policy controls) is always seen.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import torch
+
+from grue.data.sample import Sample
+from grue.metrics.base import MetricContext, MetricInputs, MetricValue
+from grue.metrics.registry import register
+from grue.rewards.registry import register_reward
+
+
+class SentimentClassifier:
+    """Loads a sequence classifier once and scores texts in batches (inference mode, no dropout)."""
+
+    def __init__(self, ref: str, batch_size: int = 64, positive_label: int = 1, device: str = "cpu",
+                 max_length: int = 512) -> None:
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+        from grue.assets import resolve_model
+
+        path = resolve_model(ref)
+        self.tokenizer = AutoTokenizer.from_pretrained(path)
+        self.tokenizer.truncation_side = "left"
+        self.model = AutoModelForSequenceClassification.from_pretrained(path).to(device).eval()
+        self.batch_size = batch_size
+        self.positive_label = positive_label
+        self.device = device
+        self.max_length = min(max_length, getattr(self.tokenizer, "model_max_length", max_length))
+
+    @torch.inference_mode()
+    def positive_probability(self, texts: Sequence[str]) -> list[float]:
+        out: list[float] = []
+        for start in range(0, len(texts), self.batch_size):
+            batch = self.tokenizer(list(texts[start:start + self.batch_size]), padding=True, truncation=True,
+                                   max_length=self.max_length, return_tensors="pt").to(self.device)
+            probs = self.model(**batch).logits.float().softmax(-1)[:, self.positive_label]
+            out.extend(probs.tolist())
+        return out
+
+
+_CLASSIFIERS: dict[tuple[str, str], SentimentClassifier] = {}
+
+
+def shared_classifier(ref: str, device: str = "cpu", batch_size: int = 64) -> SentimentClassifier:
+    """Reward and metric use the same classifier: load it once per process."""
+    key = (ref, device)
+    if key not in _CLASSIFIERS:
+        _CLASSIFIERS[key] = SentimentClassifier(ref, batch_size=batch_size, device=device)
+    return _CLASSIFIERS[key]
+
+
+class SentimentReward:
+    name = "sentiment"
+
+    def __init__(self, classifier: SentimentClassifier) -> None:
+        self.classifier = classifier
+
+    def __call__(self, samples: Sequence[Sample], generations: Sequence[str]) -> list[float]:
+        texts = [s.prompt + g for s, g in zip(samples, generations)]
+        return self.classifier.positive_probability(texts)
+
+
+@register_reward("sentiment")
+def _sentiment_reward(cfg) -> SentimentReward:
+    if not cfg.reward.model:
+        raise ValueError("reward.model must name the sentiment classifier")
+    from grue.runtime import device_of
+
+    return SentimentReward(shared_classifier(cfg.reward.model, device_of(cfg), cfg.reward.batch_size))
+
+
+class SentimentScorer:
+    names = ("sentiment",)
+    higher_is_better = {"sentiment": True}
+
+    def __init__(self, classifier: SentimentClassifier) -> None:
+        self.classifier = classifier
+
+    def compute(self, inputs: MetricInputs) -> dict[str, MetricValue]:
+        texts = [p + g for p, g in zip(inputs.prompts, inputs.generations)]
+        scores = self.classifier.positive_probability(texts) if texts else []
+        corpus = sum(scores) / len(scores) if scores else float("nan")
+        return {"sentiment": MetricValue(corpus, scores)}
+
+
+@register(higher_is_better={"sentiment": True})
+def _sentiment_metric(ctx: MetricContext) -> SentimentScorer:
+    ref = ctx.options.get("sentiment_model")
+    if not ref:
+        from grue.metrics.base import MetricUnavailable
+
+        raise MetricUnavailable("no sentiment classifier configured (reward.model)")
+    return SentimentScorer(shared_classifier(ref, ctx.device, ctx.options.get("sentiment_batch_size", 64)))

@@ -1,0 +1,34 @@
+"""NLPO's action mask: the top-p set of the masking policy pi_psi (paper Eq. 6, section 3.8 of the spec).
+
+The mask is computed from the masking model's logits at each generation step, applied to the
+current policy's logits before sampling, stored with the rollout, and applied again to the policy
+distribution in the PPO loss, so both log-probs of the ratio come from the same masked distribution.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+import torch
+
+
+def top_p_mask(logits: torch.Tensor, top_p: float, min_tokens_to_keep: int = 1,
+               never_mask: Iterable[int] = ()) -> torch.Tensor:
+    """True for the smallest set of highest-probability tokens whose mass reaches `top_p`.
+
+    The token that crosses `top_p` is kept (Hugging Face's top-p convention, as the reference code),
+    at least `min_tokens_to_keep` tokens are kept, and `never_mask` ids (special tokens) always stay.
+    """
+    sorted_logits, order = torch.sort(logits, dim=-1, descending=True)
+    cumulative = sorted_logits.softmax(-1).cumsum(-1)
+    # keep a token if the mass *before* it is below top_p
+    keep_sorted = (cumulative - sorted_logits.softmax(-1)) < top_p
+    keep_sorted[..., : max(1, min_tokens_to_keep)] = True
+    keep = torch.zeros_like(keep_sorted).scatter(-1, order, keep_sorted)
+    ids = [i for i in never_mask if i is not None and 0 <= i < logits.shape[-1]]
+    if ids:
+        keep[..., ids] = True
+    return keep
+
+
+def apply_mask(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    return logits.masked_fill(~mask, float("-inf"))

@@ -1,0 +1,46 @@
+"""The PPO-clip objective with value loss and entropy bonus, averaged over real tokens."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+
+def masked_mean(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    return (x * mask).sum() / mask.sum().clamp(min=1)
+
+
+def normalise(x: torch.Tensor, mask: torch.Tensor, eps: float = 1e-8) -> torch.Tensor:
+    mean = masked_mean(x, mask)
+    var = masked_mean((x - mean) ** 2, mask)
+    return (x - mean) / (var.sqrt() + eps) * mask
+
+
+@dataclass
+class PPOLosses:
+    total: torch.Tensor
+    policy: torch.Tensor
+    value: torch.Tensor
+    entropy: torch.Tensor
+    approx_kl: torch.Tensor
+    clip_fraction: torch.Tensor
+
+
+def ppo_loss(new_logp: torch.Tensor, old_logp: torch.Tensor, advantages: torch.Tensor, values: torch.Tensor,
+             returns: torch.Tensor, entropy: torch.Tensor, mask: torch.Tensor, clip_range: float,
+             vf_coef: float, ent_coef: float, normalise_advantages: bool = True) -> PPOLosses:
+    """loss = -min(r A, clip(r, 1-eps, 1+eps) A) + vf_coef (V - R)^2 - ent_coef H (SB3's form, no value clipping)."""
+    mask = mask.to(new_logp.dtype)
+    if normalise_advantages:
+        advantages = normalise(advantages, mask)
+    log_ratio = new_logp - old_logp
+    ratio = torch.exp(log_ratio)
+    surrogate = torch.min(ratio * advantages, torch.clamp(ratio, 1 - clip_range, 1 + clip_range) * advantages)
+    policy_loss = -masked_mean(surrogate, mask)
+    value_loss = masked_mean((values - returns) ** 2, mask)
+    entropy_mean = masked_mean(entropy, mask)
+    total = policy_loss + vf_coef * value_loss - ent_coef * entropy_mean
+    with torch.no_grad():
+        approx_kl = masked_mean((ratio - 1) - log_ratio, mask)
+        clip_fraction = masked_mean(((ratio - 1).abs() > clip_range).to(mask.dtype), mask)
+    return PPOLosses(total, policy_loss, value_loss, entropy_mean, approx_kl, clip_fraction)

@@ -1,0 +1,83 @@
+"""Collect one iteration of episodes: sample, score, and compute everything the update needs.
+
+Everything here is computed once per iteration: the behaviour log-probs come from generation
+itself, so the only extra forward passes are the frozen reference and the critic.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import torch
+
+from grue.data.sample import Sample
+from grue.policy.batch import PromptBatch, Rollout
+from grue.rl.gae import gae
+from grue.rl.kl import kl_penalised_rewards
+
+
+@dataclass
+class Experience:
+    rollout: Rollout
+    old_values: torch.Tensor   # [B, T]
+    advantages: torch.Tensor   # [B, T]
+    returns: torch.Tensor      # [B, T]
+    task_reward: torch.Tensor  # [B]
+    kl: torch.Tensor           # [B, T] per-token log-ratio against the reference
+    generations: list[str]
+
+    def select(self, idx: torch.Tensor) -> "Experience":
+        return Experience(self.rollout.select(idx), self.old_values[idx], self.advantages[idx], self.returns[idx],
+                          self.task_reward[idx], self.kl[idx], [self.generations[i] for i in idx.tolist()])
+
+
+def episodes_per_iteration(steps_per_update: int, max_new_tokens: int) -> int:
+    """Steps are tokens: an iteration gathers enough episodes for `steps_per_update` transitions."""
+    return max(1, math.ceil(steps_per_update / max_new_tokens))
+
+
+def _pad_to(x: torch.Tensor, length: int, value: float | int | bool) -> torch.Tensor:
+    if x.shape[1] == length:
+        return x
+    pad_shape = (x.shape[0], length - x.shape[1], *x.shape[2:])
+    return torch.cat([x, torch.full(pad_shape, value, dtype=x.dtype, device=x.device)], dim=1)
+
+
+def concat_rollouts(parts: Sequence[Rollout], pad_id: int) -> Rollout:
+    length = max(r.actions.shape[1] for r in parts)
+    masks = [r.action_mask for r in parts]
+    action_mask = None
+    if any(m is not None for m in masks):
+        vocab = next(m for m in masks if m is not None).shape[-1]
+        masks = [m if m is not None else torch.ones(*r.actions.shape, vocab, dtype=torch.bool, device=r.actions.device)
+                 for m, r in zip(masks, parts)]
+        action_mask = torch.cat([_pad_to(m, length, True) for m in masks])
+    prompts = PromptBatch(torch.cat([r.prompts.input_ids for r in parts]),
+                          torch.cat([r.prompts.attention_mask for r in parts]))
+    return Rollout(prompts, torch.cat([_pad_to(r.actions, length, pad_id) for r in parts]),
+                   torch.cat([_pad_to(r.valid, length, 0.0) for r in parts]),
+                   torch.cat([_pad_to(r.logp, length, 0.0) for r in parts]),
+                   torch.cat([_pad_to(r.raw_logp, length, 0.0) for r in parts]),
+                   action_mask, parts[0].temperature)
+
+
+@torch.no_grad()
+def collect(policy: Any, samples: Sequence[Sample], gen_cfg: Any, batch_size: int, reward_fn: Any,
+            ref_model: Any, value: Any, beta: float, gamma: float, lam: float,
+            make_processors: Any = None) -> Experience:
+    prompts = policy.encode([s.prompt for s in samples])  # one encode: every chunk shares the padded width
+    parts = []
+    for start in range(0, len(samples), batch_size):
+        chunk = prompts.select(slice(start, start + batch_size))
+        processors = make_processors(chunk) if make_processors else ()
+        parts.append(policy.sample(chunk, gen_cfg, processors))
+    rollout = concat_rollouts(parts, policy.tokenizer.pad_token_id)
+    generations = policy.decode(rollout.actions, rollout.valid)
+    task_reward = torch.tensor(reward_fn(samples, generations), dtype=torch.float32, device=rollout.actions.device)
+    ref_logp = policy.raw_log_probs(ref_model, rollout)
+    old_values = value.values(policy, rollout) * rollout.valid
+    rewards, kl = kl_penalised_rewards(task_reward, rollout.raw_logp, ref_logp, rollout.valid,
+                                       rollout.last_index, beta)
+    advantages, returns = gae(rewards, old_values, rollout.valid, gamma, lam)
+    return Experience(rollout, old_values, advantages, returns, task_reward, kl, generations)

@@ -1,0 +1,145 @@
+"""One implementation of PPO and NLPO for any policy: rollout, advantages, clipped updates.
+
+NLPO is PPO plus a masking model: a frozen copy of the policy, refreshed every `nlpo.update_every`
+iterations, whose top-p set masks the policy when sampling and (through the stored mask) in the loss.
+"""
+from __future__ import annotations
+
+import math
+import time
+from typing import Any, Sequence
+
+import torch
+
+from grue.data.sample import Sample
+from grue.policy.load import frozen_copy
+from grue.policy.mask_processor import CausalMaskProcessor
+from grue.policy.masking import entropy
+from grue.rl.kl import AdaptiveKLController
+from grue.rl.ppo_loss import masked_mean, ppo_loss
+from grue.rl.rollout import Experience, collect, episodes_per_iteration
+
+
+class NonFiniteError(RuntimeError):
+    """A loss, reward or KL became NaN or infinite; the run stops and keeps its last good checkpoint."""
+
+
+def _check_finite(iteration: int, **values: float) -> None:
+    for name, value in values.items():
+        if not math.isfinite(value):
+            raise NonFiniteError(f"iteration {iteration}: {name} is {value}; stopping (last good checkpoint kept)")
+
+
+def build_optimizer(modules: Sequence[torch.nn.Module], lr: float, weight_decay: float) -> torch.optim.AdamW:
+    """One AdamW over policy and critic; no decay on biases and norms (as SB3/the reference code)."""
+    decay, no_decay = [], []
+    for module in modules:
+        for name, param in module.named_parameters():
+            if param.requires_grad:
+                (no_decay if param.ndim < 2 or "norm" in name.lower() else decay).append(param)
+    return torch.optim.AdamW([{"params": decay, "weight_decay": weight_decay},
+                              {"params": no_decay, "weight_decay": 0.0}], lr=lr)
+
+
+class RLTrainer:
+    def __init__(self, cfg: Any, policy: Any, ref_model: Any, value: Any, reward_fn: Any,
+                 train: Sequence[Sample], accelerator: Any, nlpo: bool) -> None:
+        self.cfg, self.policy, self.ref_model, self.value = cfg, policy, ref_model, value
+        self.reward_fn, self.train, self.accelerator, self.nlpo = reward_fn, list(train), accelerator, nlpo
+        self.optimizer = build_optimizer([policy.model, value], cfg.ppo.learning_rate, cfg.ppo.weight_decay)
+        self.kl_ctl = AdaptiveKLController(cfg.kl.init_coef, cfg.kl.target, cfg.kl.k_beta)
+        self.mask_model = frozen_copy(policy.model) if nlpo else None
+        self.iteration = 0
+        self.n_iters = max(1, cfg.ppo.total_steps // cfg.ppo.steps_per_update)
+        self.data_gen = torch.Generator().manual_seed(int(cfg.seed))
+        self.update_gen = torch.Generator().manual_seed(int(cfg.seed) + 1)
+        self._order: list[int] = []
+
+    # -- data order ------------------------------------------------------------------------------
+    def _next_samples(self, n: int) -> list[Sample]:
+        out = []
+        while len(out) < n:
+            if not self._order:
+                self._order = torch.randperm(len(self.train), generator=self.data_gen).tolist()
+            out.append(self.train[self._order.pop()])
+        return out
+
+    # -- one iteration -----------------------------------------------------------------------------
+    def _processors(self, prompts):
+        if not self.nlpo:
+            return ()
+        return [CausalMaskProcessor(self.mask_model, prompts, self.cfg.nlpo.top_p,
+                                    self.cfg.nlpo.min_tokens_to_keep, self.policy.special_token_ids())]
+
+    def collect(self) -> Experience:
+        cfg = self.cfg
+        samples = self._next_samples(episodes_per_iteration(cfg.ppo.steps_per_update, cfg.rollout.max_new_tokens))
+        return collect(self.policy, samples, cfg.rollout, cfg.ppo.rollout_batch_size, self.reward_fn,
+                       self.ref_model, self.value, self.kl_ctl.value, cfg.ppo.gamma, cfg.ppo.gae_lambda,
+                       self._processors if self.nlpo else None)
+
+    def update(self, exp: Experience) -> dict[str, float]:
+        """`ppo.epochs` passes over the episodes in minibatches of about `ppo.batch_size` transitions."""
+        cfg = self.cfg.ppo
+        n = exp.rollout.actions.shape[0]
+        per_mb = max(1, round(cfg.batch_size / max(1.0, exp.rollout.valid.sum().item() / n)))
+        totals: dict[str, float] = {}
+        steps = 0
+        for _ in range(cfg.epochs):
+            order = torch.randperm(n, generator=self.update_gen)
+            for start in range(0, n, per_mb):
+                mb = exp.select(order[start:start + per_mb])
+                shared = getattr(self.value, "shared", False)
+                new_logp, logp_all, states = self.policy.log_probs(self.policy.model, mb.rollout, hidden=shared)
+                values = self.value.values(self.policy, mb.rollout, states)
+                losses = ppo_loss(new_logp, mb.rollout.logp, mb.advantages, values, mb.returns, entropy(logp_all),
+                                  mb.rollout.valid, cfg.clip_range, cfg.vf_coef, cfg.ent_coef)
+                _check_finite(self.iteration, loss=losses.total.item())
+                self.optimizer.zero_grad(set_to_none=True)
+                self.accelerator.backward(losses.total)
+                params = [p for g in self.optimizer.param_groups for p in g["params"]]
+                self.accelerator.clip_grad_norm_(params, cfg.max_grad_norm)
+                self.optimizer.step()
+                steps += 1
+                for key in ("total", "policy", "value", "entropy", "approx_kl", "clip_fraction"):
+                    totals[key] = totals.get(key, 0.0) + getattr(losses, key).item()
+        return {f"loss/{k}": v / max(1, steps) for k, v in totals.items()}
+
+    def step(self) -> dict[str, float]:
+        """One rollout + one update; refresh the NLPO masking model every mu iterations."""
+        start = time.perf_counter()
+        exp = self.collect()
+        rollout_s = time.perf_counter() - start
+        mean_kl = masked_mean(exp.kl, exp.rollout.valid).item()
+        reward_mean = exp.task_reward.mean().item()
+        _check_finite(self.iteration, reward=reward_mean, kl=mean_kl)
+        beta_used = self.kl_ctl.value
+        stats = self.update(exp)
+        self.kl_ctl.update(mean_kl)
+        self.iteration += 1
+        if self.nlpo and self.iteration % self.cfg.nlpo.update_every == 0:
+            self.mask_model.load_state_dict(self.policy.model.state_dict())
+        tokens = int(exp.rollout.valid.sum().item())
+        return {"iteration": self.iteration, "tokens": tokens, "reward_mean": reward_mean, "kl": mean_kl,
+                "kl_coef": beta_used, "next_kl_coef": self.kl_ctl.value, "rollout_s": rollout_s,
+                "update_s": time.perf_counter() - start - rollout_s, **stats}
+
+    # -- resume --------------------------------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        return {"policy": self.policy.model.state_dict(), "value": self.value.state_dict(),
+                "mask_model": self.mask_model.state_dict() if self.mask_model is not None else None,
+                "optimizer": self.optimizer.state_dict(), "kl_ctl": self.kl_ctl.state_dict(),
+                "iteration": self.iteration, "order": list(self._order),
+                "data_gen": self.data_gen.get_state(), "update_gen": self.update_gen.get_state()}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.policy.model.load_state_dict(state["policy"])
+        self.value.load_state_dict(state["value"])
+        if self.mask_model is not None:
+            self.mask_model.load_state_dict(state["mask_model"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.kl_ctl.load_state_dict(state["kl_ctl"])
+        self.iteration = state["iteration"]
+        self._order = list(state["order"])
+        self.data_gen.set_state(state["data_gen"])
+        self.update_gen.set_state(state["update_gen"])

@@ -1,0 +1,61 @@
+"""What sampling records must equal what the update recomputes, NLPO mask included."""
+from types import SimpleNamespace
+
+import torch
+
+from grue.policy.load import frozen_copy
+from grue.policy.mask_processor import CausalMaskProcessor
+from grue.rl.nlpo_mask import top_p_mask
+
+PROMPTS = ["The film was", "A tedious, boring", "I highly recommend", "dogs run in the"]
+
+
+def gen_cfg(**kw):
+    base = dict(do_sample=True, top_k=0, top_p=1.0, temperature=1.0, num_beams=1, length_penalty=1.0,
+                min_new_tokens=0, max_new_tokens=6)
+    base.update(kw)
+    return SimpleNamespace(**base)
+
+
+def test_recomputed_log_probs_equal_sampling_time_log_probs_with_top_k_and_min_length(tiny_causal_policy):
+    policy = tiny_causal_policy
+    torch.manual_seed(1)
+    rollout = policy.sample(policy.encode(PROMPTS), gen_cfg(top_k=5, min_new_tokens=6, temperature=0.7))
+    assert rollout.action_mask is not None and rollout.action_mask[..., policy.eos_id].logical_not().all()
+    new_logp, _, _ = policy.log_probs(policy.model, rollout)
+    assert torch.allclose(new_logp * rollout.valid, rollout.logp, atol=1e-5)
+    raw = policy.raw_log_probs(policy.model, rollout)
+    assert torch.allclose(raw * rollout.valid, rollout.raw_logp, atol=1e-5)
+    # top-k truncation makes the sampling log-prob strictly larger than the full-distribution one
+    assert (rollout.logp - rollout.raw_logp)[rollout.valid.bool()].min() > 0
+
+
+def test_nlpo_mask_is_the_mask_models_top_p_set_and_is_reused_in_the_loss(tiny_causal_policy):
+    policy = tiny_causal_policy
+    mask_model = frozen_copy(policy.model)
+    with torch.no_grad():  # make the masking model differ from the policy
+        for p in mask_model.parameters():
+            p.add_(torch.randn_like(p) * 0.5)
+    prompts = policy.encode(PROMPTS)
+    special = policy.special_token_ids()
+    processor = CausalMaskProcessor(mask_model, prompts, top_p=0.5, min_tokens_to_keep=3, never_mask=special)
+    torch.manual_seed(2)
+    rollout = policy.sample(prompts, gen_cfg(max_new_tokens=5), [processor])
+    # the stored mask equals the top-p set of a full (uncached) forward of the masking model
+    logits, _ = policy.forward(mask_model, rollout.prompts, rollout.actions, rollout.valid)
+    expected = top_p_mask(logits.float(), 0.5, 3, special)
+    valid = rollout.valid.bool()
+    assert torch.equal(rollout.action_mask[valid], expected[valid])
+    assert rollout.action_mask[valid].sum(-1).lt(rollout.action_mask.shape[-1]).all()  # it really masks
+    # every sampled action is inside the mask, and the update sees the same masked distribution
+    taken = rollout.action_mask.gather(-1, rollout.actions.unsqueeze(-1)).squeeze(-1)
+    assert taken[valid].all()
+    new_logp, _, _ = policy.log_probs(policy.model, rollout)
+    assert torch.allclose(new_logp * rollout.valid, rollout.logp, atol=1e-5)
+
+
+def test_valid_stops_after_first_eos():
+    from grue.policy.causal import valid_actions
+
+    actions = torch.tensor([[5, 1, 1, 1], [5, 6, 7, 8]])
+    assert valid_actions(actions, 1).tolist() == [[1, 1, 0, 0], [1, 1, 1, 1]]
