@@ -25,6 +25,18 @@ _BY_NAME: dict[str, _Entry] = {}
 _SCORER_MODULES = (
     "grue.metrics.diversity",
     "grue.metrics.lm",
+    "grue.metrics.bleu",
+    "grue.metrics.sacre",
+    "grue.metrics.rouge",
+    "grue.metrics.meteor",
+    "grue.metrics.cider",
+    "grue.metrics.spice",
+    "grue.metrics.coverage",
+    "grue.metrics.bertscore",
+    "grue.metrics.bleurt",
+    "grue.metrics.summac",
+    "grue.metrics.parent",
+    "grue.metrics.intent",
     "grue.rewards.sentiment",
 )
 

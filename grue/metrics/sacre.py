@@ -4,7 +4,8 @@ Each is its own scorer so a task that asks for chrF alone does not pay for TER's
 Multiple references per sample are passed as sacrebleu's reference streams; samples with fewer
 references than the most get ``None`` in the missing streams, which sacrebleu treats as absent.
 The BLEU tokenizer is ``sacrebleu_tokenize`` (default "13a"; the MT and dialogue configs use "intl").
-Per-sample values are sacrebleu's sentence scores (BLEU with its default exponential smoothing).
+Per-sample values are sacrebleu's sentence scores (BLEU with effective order and its default
+exponential smoothing, as sacrebleu recommends for single sentences).
 """
 from __future__ import annotations
 
@@ -24,10 +25,11 @@ def reference_streams(references: Sequence[Sequence[str]]) -> list[list[str | No
 class SacreScorer:
     """One sacrebleu metric object, scored on the corpus and on each sample."""
 
-    def __init__(self, name: str, metric: Any, higher_is_better: bool) -> None:
+    def __init__(self, name: str, metric: Any, higher_is_better: bool, sentence_metric: Any = None) -> None:
         self.names = (name,)
         self.higher_is_better = {name: higher_is_better}
         self.metric = metric
+        self.sentence_metric = sentence_metric or metric
 
     def compute(self, inputs: MetricInputs) -> dict[str, MetricValue]:
         name = self.names[0]
@@ -36,7 +38,7 @@ class SacreScorer:
             return {name: MetricValue(corpus=0.0, per_sample=[])}
         hyps = list(inputs.generations)
         corpus = self.metric.corpus_score(hyps, reference_streams(inputs.references)).score / 100
-        per_sample = [self.metric.sentence_score(h, list(refs)).score / 100
+        per_sample = [self.sentence_metric.sentence_score(h, list(refs)).score / 100
                       for h, refs in zip(hyps, inputs.references)]
         return {name: MetricValue(corpus=corpus, per_sample=per_sample)}
 
@@ -46,7 +48,8 @@ def build_sacrebleu(ctx: MetricContext) -> SacreScorer:
     from sacrebleu.metrics import BLEU
 
     tokenize = str(ctx.options.get("sacrebleu_tokenize", "13a"))
-    return SacreScorer("sacrebleu", BLEU(tokenize=tokenize), True)
+    return SacreScorer("sacrebleu", BLEU(tokenize=tokenize), True,
+                       sentence_metric=BLEU(tokenize=tokenize, effective_order=True))
 
 
 @register(higher_is_better={"chrf": True})
