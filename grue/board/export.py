@@ -1,18 +1,28 @@
-"""Collect runs and write the leaderboard in the requested formats; the one entry point callers use."""
+"""Collect runs and write the leaderboard in the requested formats; the entry points callers use.
+
+`export_tables` is the quick view (mean ± std tables per task, md/csv/json) that the demo prints.
+`export_board` writes the whole board: md, latex (booktabs), csv, json (every number) and html
+(the static site).
+"""
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from grue.board import latex, markdown
 from grue.board.aggregate import aggregate, seed_frame
+from grue.board.build import Board, BoardOptions, build_board
 from grue.board.collect import Collection, collect
 from grue.board.files import write_text
-from grue.board.markdown import render_document
 from grue.board.summary import skipped_records, to_csv, to_json
-from grue.board.task_tables import task_tables
+from grue.board.table import Table
+from grue.board.task_tables import splits_of, task_table, task_tables
+from grue.board.views import overall_tables, questions_table, selection_table, tests_table
 
 TABLE_FORMATS: tuple[str, ...] = ("md", "csv", "json")
+FORMATS: tuple[str, ...] = ("md", "csv", "json", "latex", "html")
 STEM = "leaderboard"
+SITE_DIR = "site"
 
 
 def skipped_lines(found: Collection) -> list[str]:
@@ -30,17 +40,17 @@ def export_tables(run_dirs: Sequence[Path], out_dir: Path, formats: Iterable[str
     The Markdown is returned even when "md" is not among `formats`, so a caller (the demo) can
     print it without reading a file back.
     """
+    wanted = set(formats)
+    unknown = wanted - set(TABLE_FORMATS)
+    if unknown:
+        raise ValueError(f"export_tables writes {', '.join(TABLE_FORMATS)}; not {', '.join(sorted(unknown))}")
     found = collect(run_dirs)
     agg = aggregate(seed_frame(found.runs))
     preface = [f"{len(found.runs)} run(s) counted from {', '.join(str(d) for d in run_dirs)}."]
     if agg.empty:
         preface.append("No finished runs found.")
-    text = render_document("GRUE leaderboard", task_tables(agg), preface, skipped_lines(found))
+    text = markdown.render_document("GRUE leaderboard", task_tables(agg), preface, skipped_lines(found))
     out_dir = Path(out_dir)
-    wanted = set(formats)
-    unknown = wanted - set(TABLE_FORMATS)
-    if unknown:
-        raise ValueError(f"export_tables writes {', '.join(TABLE_FORMATS)}; not {', '.join(sorted(unknown))}")
     if "md" in wanted:
         write_text(out_dir / f"{STEM}.md", text)
     if "csv" in wanted:
@@ -48,3 +58,64 @@ def export_tables(run_dirs: Sequence[Path], out_dir: Path, formats: Iterable[str
     if "json" in wanted:
         write_text(out_dir / f"{STEM}.json", to_json({"rows": agg, "skipped": skipped_records(found.skipped)}))
     return text
+
+
+def document_tables(board: Board, every_split: bool = True) -> list[Table]:
+    """The board as a sequence of tables: overall, per task (each split), selection, tests, questions."""
+    tables = overall_tables(board)
+    for task in board.tasks:
+        splits = splits_of(board.agg, task) if every_split else [None]
+        tables += [task_table(board.agg, task, split, board.options.with_paper) for split in splits]
+    tables.append(selection_table(board))
+    if not board.tests.empty:
+        tables.append(tests_table(board.tests))
+    if not board.questions.empty:
+        tables.append(questions_table(board))
+    return tables
+
+
+def board_markdown(board: Board) -> str:
+    preface = [f"{len(board.found.runs)} run(s) counted from {', '.join(str(d) for d in board.run_dirs)}.",
+               *(f"- {n}" for n in board.notes), "- formulas and choices: docs/leaderboard.md"]
+    return markdown.render_document("GRUE leaderboard", document_tables(board), preface, skipped_lines(board.found))
+
+
+def _write_csvs(board: Board, out: Path) -> list[Path]:
+    frames = {"": board.agg, "-scores": board.entries, "-overall": board.overall, "-selection": board.selection,
+              "-tests": board.tests, "-questions": board.questions}
+    return [write_text(out / f"{STEM}{suffix}.csv", to_csv(frame)) for suffix, frame in frames.items()]
+
+
+def _json(board: Board) -> str:
+    from dataclasses import asdict
+
+    return to_json({"options": asdict(board.options), "notes": board.notes, "rows": board.agg, "scores": board.entries,
+                    "overall": board.overall, "selection": board.selection, "tests": board.tests,
+                    "questions": board.questions, "runs": [str(r.path) for r in board.found.runs],
+                    "skipped": skipped_records(board.found.skipped)})
+
+
+def export_board(run_dirs: Sequence[Path], out_dir: Path, formats: Iterable[str] = FORMATS,
+                 options: BoardOptions | None = None) -> tuple[Board, dict[str, list[Path]]]:
+    """Build the board once and write every requested format; returns the board and written paths."""
+    wanted = list(dict.fromkeys(formats))
+    unknown = [f for f in wanted if f not in FORMATS]
+    if unknown:
+        raise ValueError(f"unknown format {', '.join(unknown)}; use {'|'.join(FORMATS)}")
+    board = build_board(run_dirs, options)
+    out = Path(out_dir)
+    written: dict[str, list[Path]] = {}
+    for fmt in wanted:
+        if fmt == "md":
+            written[fmt] = [write_text(out / f"{STEM}.md", board_markdown(board))]
+        elif fmt == "latex":
+            written[fmt] = [write_text(out / f"{STEM}.tex", latex.render_document(document_tables(board, every_split=False)))]
+        elif fmt == "csv":
+            written[fmt] = _write_csvs(board, out)
+        elif fmt == "json":
+            written[fmt] = [write_text(out / f"{STEM}.json", _json(board))]
+        else:
+            from grue.board.site import write_site
+
+            written[fmt] = write_site(board, out / SITE_DIR)
+    return board, written

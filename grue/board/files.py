@@ -6,6 +6,13 @@ import tempfile
 from pathlib import Path
 
 
+def _mode() -> int:
+    """Permissions a plain open() would give (mkstemp's 0600 would hide exports from a web server)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 def write_bytes(path: Path, data: bytes) -> Path:
     """Write to a temp file beside `path`, then rename over it."""
     path = Path(path)
@@ -14,6 +21,7 @@ def write_bytes(path: Path, data: bytes) -> Path:
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
+        os.chmod(tmp, _mode())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

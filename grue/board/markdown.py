@@ -13,7 +13,7 @@ def render_table(table: Table, level: int = 2) -> str:
     columns = table.label_columns + table.value_columns
     lines = [f"{'#' * level} {table.title}", ""]
     lines.append("| " + " | ".join(_escape(c.header) for c in columns) + " |")
-    lines.append("|" + "|".join("---" if c in table.label_columns else "---:" for c in columns) + "|")
+    lines.append("|" + "|".join("---" if c in table.label_columns or not c.numeric else "---:" for c in columns) + "|")
     for row in table.rows:
         texts = []
         for column in columns:

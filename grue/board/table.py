@@ -45,6 +45,7 @@ class Column:
     key: str
     label: str
     higher_is_better: bool | None = None
+    numeric: bool = True  # right-aligned and sorted as numbers; False for free text
 
     @property
     def header(self) -> str:

@@ -1,0 +1,112 @@
+"""Learning curves and checkpoint choice from each run's logs (logs/train.jsonl, logs/eval.jsonl).
+
+Train lines carry `iteration`, `tokens`, `reward_mean`, `kl`, `kl_coef`; eval lines carry
+`iteration`, `split` and `metrics` {name: value}. Curves are averaged over seeds per iteration with
+a ±1 std band, as in the paper's Figure 4. A log line that does not parse (a run killed mid-write)
+is skipped, never fatal: the logs are evidence, not the results.
+"""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from grue.board.aggregate import ROW_KEYS
+from grue.board.collect import Run
+from grue.board.metric_info import TASK_METRICS, higher_is_better
+
+TRAIN_FIELDS: tuple[str, ...] = ("tokens", "reward_mean", "kl", "kl_coef")
+CHECKPOINT_COLUMNS: list[str] = ["task", "algo", "reward", "profile", "seed", "metric", "last_iteration", "last_value",
+                                 "best_iteration", "best_value", "reported", "run_dir"]
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """Objects of a JSONL file; missing file -> [], unparsable lines skipped."""
+    if not path.exists():
+        return []
+    out = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(value, dict):
+            out.append(value)
+    return out
+
+
+def _labels(run: Run) -> dict[str, Any]:
+    return {"task": run.task, "algo": run.algo, "reward": run.reward, "init_model": run.init_model,
+            "profile": run.profile, "seed": run.seed}
+
+
+def train_frame(runs: list[Run]) -> pd.DataFrame:
+    """One row per train log line: the run's labels, iteration and the logged fields."""
+    rows = []
+    for run in runs:
+        for line in read_jsonl(run.path / "logs" / "train.jsonl"):
+            if "iteration" not in line:
+                continue
+            rows.append({**_labels(run), "iteration": line["iteration"],
+                         **{f: float(line[f]) for f in TRAIN_FIELDS if isinstance(line.get(f), (int, float))}})
+    return pd.DataFrame(rows, columns=ROW_KEYS + ["seed", "iteration", *TRAIN_FIELDS])
+
+
+def eval_frame(runs: list[Run]) -> pd.DataFrame:
+    """One row per (eval line, metric)."""
+    rows = []
+    for run in runs:
+        for line in read_jsonl(run.path / "logs" / "eval.jsonl"):
+            metrics = line.get("metrics")
+            if "iteration" not in line or not isinstance(metrics, dict):
+                continue
+            for metric, value in metrics.items():
+                if isinstance(value, (int, float)) and math.isfinite(value):
+                    rows.append({**_labels(run), "iteration": line["iteration"], "split": line.get("split", "val"),
+                                 "metric": metric, "value": float(value)})
+    return pd.DataFrame(rows, columns=ROW_KEYS + ["seed", "iteration", "split", "metric", "value"])
+
+
+def band(frame: pd.DataFrame, x: str, y: str, keys: list[str]) -> pd.DataFrame:
+    """Mean and std over seeds of `y` at each `x`, per `keys` (the Figure 4 line and shade)."""
+    if frame.empty or y not in frame:
+        return pd.DataFrame(columns=keys + [x, "mean", "std", "n"])
+    data = frame.dropna(subset=[y])
+    out = data.groupby(keys + [x], sort=True)[y].agg(["mean", "std", "count"]).reset_index()
+    return out.rename(columns={"count": "n"})
+
+
+def primary_metric(task: str, metrics: set[str]) -> str | None:
+    """The metric a checkpoint is judged by: the task's first Table 1 task metric that was logged."""
+    for metric in TASK_METRICS.get(task, ()):
+        if metric in metrics:
+            return metric
+    return sorted(metrics)[0] if metrics else None
+
+
+def checkpoint_report(runs: list[Run]) -> pd.DataFrame:
+    """Per run: the validation curve's best iteration beside the last one, and what results.json reports.
+
+    A run reports its final policy unless its results say otherwise (a `checkpoint` entry); showing
+    the best validation iteration next to it makes any gap visible instead of silently picked.
+    """
+    rows = []
+    for run in runs:
+        curve = [l for l in read_jsonl(run.path / "logs" / "eval.jsonl")
+                 if l.get("split", "val") == "val" and isinstance(l.get("metrics"), dict) and "iteration" in l]
+        metric = primary_metric(run.task, {m for l in curve for m in l["metrics"]})
+        points = [(l["iteration"], float(l["metrics"][metric])) for l in curve if metric in l["metrics"]]
+        if not points:
+            continue
+        higher = higher_is_better(metric, run.higher_is_better)
+        best = (max if higher else min)(points, key=lambda p: p[1])
+        chosen = run.doc.get("checkpoint")
+        reported = (f"iteration {chosen.get('iteration')} by {chosen.get('selected_by', '?')}"
+                    if isinstance(chosen, dict) else "final policy")
+        rows.append({"task": run.task, "algo": run.algo, "reward": run.reward, "profile": run.profile, "seed": run.seed,
+                     "metric": metric, "last_iteration": points[-1][0], "last_value": points[-1][1],
+                     "best_iteration": best[0], "best_value": best[1], "reported": reported, "run_dir": str(run.path)})
+    return pd.DataFrame(rows, columns=CHECKPOINT_COLUMNS)

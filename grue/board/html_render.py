@@ -1,0 +1,75 @@
+"""HTML building blocks: a Table as a sortable <table>, and the page frame around content.
+
+Every value is escaped; numeric cells carry their raw mean in `data-sort`, so sorting is by the
+number, never by its formatted text ("35.472 ± 0.074").
+"""
+from __future__ import annotations
+
+import html
+import math
+
+from grue.board.table import Cell, Table
+
+STYLESHEET = "style.css"
+SCRIPT = "sort.js"
+
+
+def esc(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _cell(table: Table, row, column, is_label: bool) -> str:
+    value = row.labels.get(column.key) if is_label else row.cells.get(column.key)
+    text = table.cell_text(row, column)
+    classes = ["label"] if is_label else ([] if column.numeric else ["text"])
+    sort = ""
+    if isinstance(value, Cell):
+        sort = f' data-sort="{value.mean!r}"' if math.isfinite(value.mean) else ' data-sort=""'
+        if value.bold:
+            classes.append("best")
+        title = f"n={value.n}" + (f", 95% CI [{value.ci_low:.4g}, {value.ci_high:.4g}]" if math.isfinite(value.ci_low) else "")
+        sort += f' title="{esc(title)}"'
+    elif text == "—":
+        sort = ' data-sort=""'
+    badge = ' <span class="badge">paper</span>' if is_label and row.reference and column == table.label_columns[0] else ""
+    return f'<td class="{" ".join(classes)}"{sort}>{esc(text)}{badge}</td>'
+
+
+def table_html(table: Table, heading: str = "h3") -> str:
+    """A titled, sortable table with its notes."""
+    columns = [(c, True) for c in table.label_columns] + [(c, False) for c in table.value_columns]
+    head = "".join(f'<th class="{"label" if lab else ""}" scope="col">{esc(c.header)}</th>' for c, lab in columns)
+    body = []
+    for row in table.rows:
+        attrs = ' class="ref"' if row.reference else ""
+        note = f' title="{esc(row.note)}"' if row.note else ""
+        body.append(f"<tr{attrs}{note}>" + "".join(_cell(table, row, c, lab) for c, lab in columns) + "</tr>")
+    notes = "".join(f'<p class="note">{esc(n)}</p>' for n in table.notes)
+    anchor = f' id="{esc(table.anchor)}"' if table.anchor else ""
+    return (f"<{heading}{anchor}>{esc(table.title)}</{heading}>\n<div class=\"scroll\"><table class=\"sortable\">"
+            f"<thead><tr>{head}</tr></thead><tbody>\n" + "\n".join(body) + f"\n</tbody></table></div>{notes}\n")
+
+
+def page(title: str, subtitle: str, nav: list[tuple[str, str]], current: str, content: str) -> str:
+    """A whole page: offline assets only (a local stylesheet and script, an empty data: favicon)."""
+    here = ' class="here"'
+    links = "".join(f'<a href="{esc(href)}"{here if href == current else ""}>{esc(label)}</a>' for label, href in nav)
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{esc(title)}</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="{STYLESHEET}">
+<script src="{SCRIPT}" defer></script>
+</head>
+<body>
+<header><h1>{esc(title)}</h1><p>{esc(subtitle)}</p></header>
+<nav>{links}</nav>
+<main>
+{content}
+</main>
+</body>
+</html>
+"""

@@ -1,0 +1,86 @@
+"""Matplotlib figures for the site: the paper's Figure 2 bars and Figure 4 learning curves.
+
+Rendered off-screen (Agg) to PNG bytes, so the site needs no plotting library in the browser and
+works offline. Colours are fixed per algorithm, so an algorithm looks the same on every page.
+"""
+from __future__ import annotations
+
+import io
+import math
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
+import pandas as pd  # noqa: E402
+
+from grue.board.metric_info import NATURALNESS_METRICS, TASK_METRICS, higher_is_better  # noqa: E402
+from grue.board.task_tables import algo_label, algo_rank  # noqa: E402
+
+COLOURS: dict[str, str] = {"zero_shot": "#9e9e9e", "supervised": "#4c72b0", "ppo": "#dd8452", "nlpo": "#55a868",
+                           "supervised_ppo": "#c44e52", "supervised_nlpo": "#8172b3", "lead_3": "#937860"}
+
+
+def _png(fig: plt.Figure) -> bytes:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
+    plt.close(fig)
+    return buffer.getvalue()
+
+
+def figure2(overall: pd.DataFrame, tasks: list[str], title: str) -> bytes:
+    """Grouped bars per task: (a) task-preference score, (b) naturalness score, one bar per algorithm."""
+    algos = sorted(overall["algo"], key=algo_rank)
+    fig, axes = plt.subplots(2, 1, figsize=(max(5.0, 1.25 * len(tasks) + 2.5), 6.4), sharex=True)
+    width = 0.8 / max(1, len(algos))
+    for ax, (suffix, name) in zip(axes, (("task", "(a) task preference"), ("naturalness", "(b) naturalness"))):
+        for i, algo in enumerate(algos):
+            row = overall[overall["algo"] == algo].iloc[0]
+            values = [row.get(f"{t}:{suffix}", math.nan) for t in tasks]
+            xs = [j + (i - (len(algos) - 1) / 2) * width for j in range(len(tasks))]
+            ax.bar(xs, [0 if not math.isfinite(v) else v for v in values], width, label=algo_label(algo),
+                   color=COLOURS.get(algo, "#333333"))
+        ax.set_xticks(range(len(tasks)), tasks, rotation=15)
+        ax.set_ylim(0, 1)
+        ax.set_title(name, fontsize=10, loc="left")
+        ax.set_ylabel("score (1 = best)")
+        ax.grid(axis="y", alpha=0.3)
+    axes[0].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    fig.suptitle(title, fontsize=10)
+    return _png(fig)
+
+
+def _draw_band(ax: plt.Axes, frame: pd.DataFrame, x: str, label_keys: list[str]) -> None:
+    for key, line in frame.groupby(label_keys, sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        algo = key[0]
+        line = line.sort_values(x)
+        label = algo_label(algo) + (f" ({', '.join(str(k) for k in key[1:] if k)})" if any(key[1:]) else "")
+        colour = COLOURS.get(algo, "#333333")
+        ax.plot(line[x], line["mean"], label=label, color=colour, lw=1.4)
+        std = line["std"].fillna(0)
+        ax.fill_between(line[x], line["mean"] - std, line["mean"] + std, color=colour, alpha=0.2, lw=0)
+
+
+def curves_figure(train: pd.DataFrame, evals: pd.DataFrame, task: str) -> bytes | None:
+    """Figure 4 style: episodic reward vs tokens, then validation metrics vs iteration (mean ± 1 std)."""
+    metrics = [m for m in TASK_METRICS.get(task, ())[:1] + NATURALNESS_METRICS.get(task, ()) if m in set(evals.get("metric", []))]
+    panels = (["reward"] if not train.empty else []) + metrics
+    if not panels:
+        return None
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.2), squeeze=False)
+    keys = ["algo", "reward"]
+    for ax, panel in zip(axes[0], panels):
+        if panel == "reward":
+            data = train.sort_values("algo", key=lambda s: s.map(algo_rank))
+            _draw_band(ax, data, "tokens", keys)
+            ax.set_xlabel("tokens generated (env steps)")
+            ax.set_title("training reward (rollout mean)")
+        else:
+            data = evals[evals["metric"] == panel].sort_values("algo", key=lambda s: s.map(algo_rank))
+            _draw_band(ax, data, "iteration", keys)
+            ax.set_xlabel("iteration")
+            ax.set_title(f"val {panel} {'↑' if higher_is_better(panel) else '↓'}")
+        ax.grid(alpha=0.3)
+    axes[0][-1].legend(fontsize=7)
+    return _png(fig)
