@@ -6,13 +6,21 @@ from typing import Optional
 
 import typer
 
-from grue.board.export import TABLE_FORMATS, export_tables
+from grue.board.build import BoardOptions
+from grue.board.export import FORMATS, export_board, export_tables  # noqa: F401  (export_tables: the demo's entry)
+from grue.board.normalise import MODES
+from grue.board.selection import STRATEGIES
 
 leaderboard_app = typer.Typer(help="Build the GRUE leaderboard from finished runs.", no_args_is_help=True)
 
 DEFAULT_RUNS = "runs"
 DEFAULT_OUT = "leaderboard/export"
-EXPORT_KEYS = {"format", "out", "runs"}
+EXPORT_KEYS = {"format", "out", "runs", "normalisation", "rewards", "split", "paper"}
+EXPORT_HELP = (
+    "key=value arguments: format=md|csv|json|latex|html (comma-separated, default all) out=DIR "
+    f"(default {DEFAULT_OUT}) runs=DIR[,DIR...] (default {DEFAULT_RUNS}) normalisation={'|'.join(MODES)} "
+    f"rewards={'|'.join(STRATEGIES)} split=test|val paper=yes|no"
+)
 
 
 @leaderboard_app.callback()
@@ -33,15 +41,30 @@ def parse_pairs(pairs: list[str], allowed: set[str]) -> dict[str, str]:
     return values
 
 
-@leaderboard_app.command("export", help="Export the board. Example: grue leaderboard export format=md out=board runs=runs")
-def export(args: Optional[list[str]] = typer.Argument(None, help="format=md|csv|json out=DIR runs=DIR[,DIR...]")) -> None:
+def _choice(options: dict[str, str], key: str, allowed: tuple[str, ...], default: str) -> str:
+    value = options.get(key, default)
+    if value not in allowed:
+        raise typer.BadParameter(f"{key}={value!r}: use {'|'.join(allowed)}")
+    return value
+
+
+@leaderboard_app.command("export", help="Export the board. Example: grue leaderboard export format=md,html runs=runs")
+def export(args: Optional[list[str]] = typer.Argument(None, help=EXPORT_HELP)) -> None:
     options = parse_pairs(args or [], EXPORT_KEYS)
-    formats = [f for f in options.get("format", ",".join(TABLE_FORMATS)).split(",") if f]
-    runs = [Path(p) for p in options.get("runs", DEFAULT_RUNS).split(",") if p]
-    out = Path(options.get("out", DEFAULT_OUT))
-    unknown = [f for f in formats if f not in TABLE_FORMATS]
+    formats = [f for f in options.get("format", ",".join(FORMATS)).split(",") if f]
+    unknown = [f for f in formats if f not in FORMATS]
     if unknown:
-        raise typer.BadParameter(f"unknown format {', '.join(unknown)}; use {'|'.join(TABLE_FORMATS)}")
-    text = export_tables(runs, out, formats)
-    typer.echo(text)
-    typer.echo(f"wrote {', '.join(formats)} to {out}")
+        raise typer.BadParameter(f"unknown format {', '.join(unknown)}; use {'|'.join(FORMATS)}")
+    board_options = BoardOptions(
+        normalisation=_choice(options, "normalisation", MODES, "fixed"),
+        rewards=_choice(options, "rewards", STRATEGIES, "select"),
+        split=_choice(options, "split", ("test", "val"), "test"),
+        with_paper=_choice(options, "paper", ("yes", "no"), "yes") == "yes",
+    )
+    runs = [Path(p) for p in options.get("runs", DEFAULT_RUNS).split(",") if p]
+    board, written = export_board(runs, Path(options.get("out", DEFAULT_OUT)), formats, board_options)
+    typer.echo(f"{len(board.found.runs)} run(s) counted, {len(board.found.skipped)} skipped; {'; '.join(board.notes)}")
+    for skipped in board.found.skipped:
+        typer.echo(f"  skipped {skipped.path}: {'; '.join(skipped.reasons)}")
+    for fmt, paths in written.items():
+        typer.echo(f"{fmt}: {paths[0]}" + (f" (+{len(paths) - 1} more)" if len(paths) > 1 else ""))

@@ -1,0 +1,134 @@
+"""Compare two result sets metric by metric: difference, significance, and which side is better.
+
+A side is a directory of runs, an exported `leaderboard.json`, or `paper` (the published rows).
+Rows are matched on task, algorithm, split and metric, and on the reward when both name one
+(spelling-insensitive: "rouge_avg" = "Rouge-Avg"); when one side has a single reward for the pair
+it is used and the mismatch noted. Each matched metric gets Welch's test from the two sides'
+mean, std and seed count, Holm-corrected over the whole report; a side without a std or with
+fewer than two seeds makes the line "not testable", and it still shows the difference.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pandas as pd
+
+from grue.board.aggregate import aggregate, seed_frame
+from grue.board.collect import collect
+from grue.board.metric_info import metric_order
+from grue.board.reference import PAPER, reference_frame
+from grue.board.stats import holm, verdict, welch_from_stats
+
+COMPARE_COLUMNS: list[str] = ["task", "algo", "split", "metric", "higher_is_better", "reward_a", "reward_b",
+                              "profile_a", "profile_b", "mean_a", "std_a", "n_a", "mean_b", "std_b", "n_b", "diff",
+                              "t", "p", "p_holm", "verdict", "note"]
+
+
+def load_side(spec: str) -> tuple[pd.DataFrame, str]:
+    """A side's aggregate rows and a description of where they came from."""
+    if spec == PAPER:
+        return reference_frame(), "the paper's published numbers (leaderboard/paper_results.json)"
+    path = Path(spec)
+    if path.is_file() and path.suffix == ".json":
+        rows = pd.DataFrame(json.loads(path.read_text(encoding="utf-8"))["rows"])
+        rows["reward"] = rows["reward"].fillna("")
+        for column in ("mean", "std", "n"):
+            rows[column] = pd.to_numeric(rows[column], errors="coerce")
+        if "source" in rows:
+            rows = rows[rows["source"].fillna("runs") == "runs"]
+        return rows, f"exported board {path}"
+    found = collect([path])
+    skipped = f", {len(found.skipped)} skipped" if found.skipped else ""
+    return aggregate(seed_frame(found.runs)), f"{len(found.runs)} run(s) under {path}{skipped}"
+
+
+def norm_reward(reward: object) -> str:
+    return re.sub(r"[^a-z0-9]", "", str(reward or "").lower())
+
+
+def _pairs(a: pd.DataFrame, b: pd.DataFrame) -> list[tuple[pd.Series, pd.Series, str]]:
+    out = []
+    b_groups = {k: g for k, g in b.groupby(["task", "algo", "split", "metric"], sort=False)}
+    for ra in a.itertuples(index=False):
+        candidates = b_groups.get((ra.task, ra.algo, ra.split, ra.metric))
+        if candidates is None:
+            continue
+        same = candidates[[norm_reward(r) == norm_reward(ra.reward) for r in candidates["reward"]]]
+        note = ""
+        if same.empty and candidates["reward"].nunique() == 1:
+            same, note = candidates, f"rewards differ ({ra.reward or '—'} vs {candidates['reward'].iloc[0] or '—'})"
+        for rb in same.itertuples(index=False):
+            out.append((ra, rb, note))
+    return out
+
+
+def compare_frames(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
+    """Matched metrics of two aggregates with difference, Welch test, Holm p and verdict."""
+    rows = []
+    for ra, rb, note in _pairs(a, b):
+        test = welch_from_stats(ra.mean, ra.std, ra.n, rb.mean, rb.std, rb.n)
+        if not test.testable and (not math.isfinite(ra.n) or not math.isfinite(rb.n)):
+            test = replace(test, reason="not testable: a side's seed count is not published")
+        rows.append({"task": ra.task, "algo": ra.algo, "split": ra.split, "metric": ra.metric,
+                     "higher_is_better": bool(ra.higher_is_better), "reward_a": ra.reward, "reward_b": rb.reward,
+                     "profile_a": ra.profile, "profile_b": rb.profile, "mean_a": ra.mean, "std_a": ra.std, "n_a": ra.n,
+                     "mean_b": rb.mean, "std_b": rb.std, "n_b": rb.n, "diff": ra.mean - rb.mean, "t": test.t,
+                     "p": test.p, "welch": test, "note": note})
+    frame = pd.DataFrame(rows)
+    if frame.empty:
+        return pd.DataFrame(columns=COMPARE_COLUMNS)
+    frame["p_holm"] = holm(list(frame["p"]))
+    frame["verdict"] = [verdict(r.welch, r.p_holm, r.higher_is_better).replace("a better", "A better")
+                        .replace("b better", "B better") for r in frame.itertuples()]
+    return frame[COMPARE_COLUMNS]
+
+
+def _fmt(x: float) -> str:
+    return "–" if x is None or not math.isfinite(x) else f"{x:.4g}"
+
+
+def _side(mean: float, std: float, n: float) -> str:
+    spread = f" ± {_fmt(std)}" if math.isfinite(std) else ""
+    seeds = f" (n={int(n)})" if math.isfinite(n) else " (n=?)"
+    return f"{_fmt(mean)}{spread}{seeds}"
+
+
+def report(result: pd.DataFrame, desc_a: str, desc_b: str) -> str:
+    """A readable Markdown report: header, warnings, a table per task, a summary line."""
+    lines = ["# grue compare", "", f"- A: {desc_a}", f"- B: {desc_b}"]
+    if result.empty:
+        return "\n".join(lines + ["", "No metric matched on task, algorithm, split and reward."]) + "\n"
+    profiles = sorted(set(result["profile_a"]) | set(result["profile_b"]))
+    if len(profiles) > 1:
+        lines.append(f"- Warning: profiles differ ({', '.join(profiles)}); the mini profile is not comparable to the paper "
+                     "in absolute terms, so read the differences as orientation, not as a reproduction check.")
+    lines.append("- Welch's t-test from mean, std and seed count per side; p Holm-corrected over every line below; α = 0.05.")
+    for (task, algo, split), group in result.groupby(["task", "algo", "split"], sort=True):
+        rewards = f"reward {group['reward_a'].iloc[0] or '—'} vs {group['reward_b'].iloc[0] or '—'}"
+        lines += ["", f"## {task} / {algo} ({split}; {rewards})", "",
+                  "| metric | A | B | A − B | Holm p | verdict |", "|---|---:|---:|---:|---:|---|"]
+        order = metric_order(task, set(group["metric"]))
+        for r in group.sort_values("metric", key=lambda m: m.map(order.index)).itertuples():
+            arrow = "↑" if r.higher_is_better else "↓"
+            lines.append(f"| {r.metric} {arrow} | {_side(r.mean_a, r.std_a, r.n_a)} | {_side(r.mean_b, r.std_b, r.n_b)} | "
+                         f"{r.diff:+.4g} | {_fmt(r.p_holm)} | {r.verdict} |")
+        notes = sorted({n for n in group["note"] if n})
+        lines += [f"_{n}_" for n in notes]
+    counts = result["verdict"].map(lambda v: v if v in ("A better", "B better", "no significant difference")
+                                   else "not testable").value_counts()
+    summary = ", ".join(f"{counts.get(k, 0)} {k}" for k in ("A better", "B better", "no significant difference",
+                                                           "not testable"))
+    lines += ["", f"**Summary over {len(result)} metric(s):** {summary}."]
+    return "\n".join(lines) + "\n"
+
+
+def compare_sources(a: str, b: str) -> tuple[pd.DataFrame, str]:
+    """Load both sides, compare them and return the frame and the Markdown report."""
+    frame_a, desc_a = load_side(a)
+    frame_b, desc_b = load_side(b)
+    result = compare_frames(frame_a, frame_b)
+    return result, report(result, desc_a, desc_b)
