@@ -53,7 +53,7 @@ def _figure2_html(board: Board, out: Path) -> str:
 def _index(board: Board, out: Path) -> str:
     counted = len(board.found.runs)
     intro = (f"<p>{counted} run(s) counted from {esc(', '.join(str(d) for d in board.run_dirs))}. "
-             + " ".join(esc(n) for n in board.notes) + ". Formulas: <code>docs/leaderboard.md</code>.</p>")
+             + " ".join(esc(n[0].upper() + n[1:]) + "." for n in board.notes) + " Formulas: <code>docs/leaderboard.md</code>.</p>")
     content = [intro, _skipped_html(board), "<h2>Overall</h2>"]
     content += [table_html(t) for t in overall_tables(board)]
     content += ["<h2>Figure 2 view</h2>", _figure2_html(board, out)]

@@ -43,7 +43,28 @@ def write_run(root: Path, doc: dict[str, Any], name: str | None = None) -> Path:
     return run_dir
 
 
-def imdb_grid(root: Path, seeds: int = 5, algos: tuple[str, ...] = tuple(ALGO_SHIFT), rng_seed: int = 0) -> list[Path]:
+def write_logs(run_dir: Path, algo: str, seed: int, iterations: int = 5) -> None:
+    """Fixture train/eval logs and validation predictions in the runner's JSONL formats."""
+    (run_dir / "logs").mkdir(exist_ok=True)
+    (run_dir / "predictions").mkdir(exist_ok=True)
+    shift = ALGO_SHIFT[algo]
+    train, evals = [], []
+    for it in range(iterations):
+        if algo not in ("zero_shot", "supervised"):
+            train.append({"iteration": it, "tokens": (it + 1) * 768, "reward_mean": 0.5 + shift * it / 4 + 0.01 * seed,
+                          "kl": 0.01 * it, "kl_coef": 0.1})
+        evals.append({"iteration": it, "split": "val",
+                      "metrics": {"sentiment": 0.5 + shift * it / 4 + 0.005 * seed, "perplexity": 33 + it * 0.2}})
+    (run_dir / "logs" / "train.jsonl").write_text("".join(json.dumps(l) + "\n" for l in train) + "{half a line")
+    (run_dir / "logs" / "eval.jsonl").write_text("".join(json.dumps(l) + "\n" for l in evals))
+    preds = [{"id": f"val-{i}", "prompt": f"<fixture prompt {i}> this movie", "references": [f"fixture ref {i}"],
+              "generation": f"[{algo} s{seed}] generation {i} <b>not bold</b>", "scores": {"sentiment": 0.1 * i}}
+             for i in range(4)]
+    (run_dir / "predictions" / "val.jsonl").write_text("".join(json.dumps(l) + "\n" for l in preds))
+
+
+def imdb_grid(root: Path, seeds: int = 5, algos: tuple[str, ...] = tuple(ALGO_SHIFT), rng_seed: int = 0,
+              logs: bool = False) -> list[Path]:
     """Many seeds of every algorithm on IMDB with val and test splits; a fixture, not results."""
     rng = np.random.default_rng(rng_seed)
     dirs = []
@@ -58,4 +79,6 @@ def imdb_grid(root: Path, seeds: int = 5, algos: tuple[str, ...] = tuple(ALGO_SH
                 metrics[split] = values
             doc = results_doc("imdb", algo, seed, metrics, reward=REWARDS.get(algo, "sentiment"))
             dirs.append(write_run(root, doc))
+            if logs:
+                write_logs(dirs[-1], algo, seed)
     return dirs
