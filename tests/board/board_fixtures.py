@@ -82,3 +82,17 @@ def imdb_grid(root: Path, seeds: int = 5, algos: tuple[str, ...] = tuple(ALGO_SH
             if logs:
                 write_logs(dirs[-1], algo, seed)
     return dirs
+
+
+def controlled_grid(root: Path, means: dict[str, tuple[float, float]], seeds: int = 4, noise: float = 0.002,
+                    task: str = "imdb", rng_seed: int = 1) -> list[Path]:
+    """IMDB runs whose (sentiment, perplexity) means are set per algorithm, with small seeded noise."""
+    rng = np.random.default_rng(rng_seed)
+    dirs = []
+    for algo, (sentiment, perplexity) in means.items():
+        for seed in range(seeds):
+            metrics = {split: {"sentiment": float(sentiment + rng.normal(0, noise)),
+                               "perplexity": float(perplexity + rng.normal(0, noise * 10))} for split in ("val", "test")}
+            doc = results_doc(task, algo, seed, metrics, reward=REWARDS.get(algo, "sentiment"))
+            dirs.append(write_run(root, doc))
+    return dirs
