@@ -18,7 +18,7 @@ from grue.board.aggregate import ROW_KEYS
 from grue.board.collect import Run
 from grue.board.metric_info import TASK_METRICS, higher_is_better
 
-TRAIN_FIELDS: tuple[str, ...] = ("tokens", "reward_mean", "kl", "kl_coef")
+TRAIN_FIELDS: tuple[str, ...] = ("tokens", "reward_mean", "kl", "kl_coef")  # `tokens`: generated this iteration
 CHECKPOINT_COLUMNS: list[str] = ["task", "algo", "reward", "profile", "seed", "metric", "last_iteration", "last_value",
                                  "best_iteration", "best_value", "reported", "run_dir"]
 
@@ -44,15 +44,21 @@ def _labels(run: Run) -> dict[str, Any]:
 
 
 def train_frame(runs: list[Run]) -> pd.DataFrame:
-    """One row per train log line: the run's labels, iteration and the logged fields."""
-    rows = []
+    """One row per train iteration: the run's labels, the logged fields and cumulative `steps` (tokens)."""
+    frames = []
     for run in runs:
-        for line in read_jsonl(run.path / "logs" / "train.jsonl"):
-            if "iteration" not in line:
-                continue
-            rows.append({**_labels(run), "iteration": line["iteration"],
-                         **{f: float(line[f]) for f in TRAIN_FIELDS if isinstance(line.get(f), (int, float))}})
-    return pd.DataFrame(rows, columns=ROW_KEYS + ["seed", "iteration", *TRAIN_FIELDS])
+        lines = {line["iteration"]: line for line in read_jsonl(run.path / "logs" / "train.jsonl") if "iteration" in line}
+        rows = [{**_labels(run), "iteration": it,
+                 **{f: float(line[f]) for f in TRAIN_FIELDS if isinstance(line.get(f), (int, float))}}
+                for it, line in sorted(lines.items())]  # a resumed run rewrote some iterations: the last line wins
+        if not rows:
+            continue
+        frame = pd.DataFrame(rows, columns=ROW_KEYS + ["seed", "iteration", *TRAIN_FIELDS])
+        frame[list(TRAIN_FIELDS)] = frame[list(TRAIN_FIELDS)].astype(float)
+        frame["steps"] = frame["tokens"].fillna(0).cumsum()  # the paper's x axis: env steps = tokens so far
+        frames.append(frame)
+    columns = ROW_KEYS + ["seed", "iteration", *TRAIN_FIELDS, "steps"]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
 
 
 def eval_frame(runs: list[Run]) -> pd.DataFrame:

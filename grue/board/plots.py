@@ -57,9 +57,11 @@ def _draw_band(ax: plt.Axes, frame: pd.DataFrame, x: str, label_keys: list[str])
         line = line.sort_values(x)
         label = algo_label(algo) + (f" ({', '.join(str(k) for k in key[1:] if k)})" if any(key[1:]) else "")
         colour = COLOURS.get(algo, "#333333")
-        ax.plot(line[x], line["mean"], label=label, color=colour, lw=1.4)
-        std = line["std"].fillna(0)
-        ax.fill_between(line[x], line["mean"] - std, line["mean"] + std, color=colour, alpha=0.2, lw=0)
+        marker = "o" if len(line) <= 2 else None  # a zero-shot run has one evaluation: show the point
+        xs, mean = line[x].astype(float).to_numpy(), line["mean"].astype(float).to_numpy()
+        std = line["std"].astype(float).fillna(0).to_numpy()
+        ax.plot(xs, mean, label=label, color=colour, lw=1.4, marker=marker, ms=4)
+        ax.fill_between(xs, mean - std, mean + std, color=colour, alpha=0.2, lw=0)
 
 
 def curves_figure(train: pd.DataFrame, evals: pd.DataFrame, task: str) -> bytes | None:

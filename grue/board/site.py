@@ -121,8 +121,9 @@ def _curves_html(board: Board, task: str, out: Path) -> str:
         train_b = pd.DataFrame(columns=keys + ["tokens", "mean", "std"])
         if not train.empty and train["reward_mean"].notna().any():
             train_b = train.groupby(keys + ["iteration"], sort=True).agg(
-                tokens=("tokens", "mean"), mean=("reward_mean", "mean"), std=("reward_mean", "std")).reset_index()
-            train_b["tokens"] = train_b["tokens"].fillna(train_b["iteration"])
+                tokens=("steps", "mean"), mean=("reward_mean", "mean"), std=("reward_mean", "std")).reset_index()
+            if not (train_b["tokens"] > 0).any():  # no token counts logged: fall back to iterations
+                train_b["tokens"] = train_b["iteration"]
         evals = evals[evals["split"] == "val"]
         eval_b = evals.groupby(keys + ["metric", "iteration"], sort=True)["value"].agg(["mean", "std"]).reset_index()
         png = curves_figure(train_b, eval_b, task)

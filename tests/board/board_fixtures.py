@@ -51,7 +51,7 @@ def write_logs(run_dir: Path, algo: str, seed: int, iterations: int = 5) -> None
     train, evals = [], []
     for it in range(iterations):
         if algo not in ("zero_shot", "supervised"):
-            train.append({"iteration": it, "tokens": (it + 1) * 768, "reward_mean": 0.5 + shift * it / 4 + 0.01 * seed,
+            train.append({"iteration": it, "tokens": 768, "reward_mean": 0.5 + shift * it / 4 + 0.01 * seed,
                           "kl": 0.01 * it, "kl_coef": 0.1})
         evals.append({"iteration": it, "split": "val",
                       "metrics": {"sentiment": 0.5 + shift * it / 4 + 0.005 * seed, "perplexity": 33 + it * 0.2}})
