@@ -139,9 +139,22 @@ def to_yaml(cfg: DictConfig) -> str:
     return OmegaConf.to_yaml(cfg, resolve=True)
 
 
+# Config groups an algorithm never reads: left out of its hash, so e.g. a Supervised+PPO run finds the
+# supervised warm start that a plain `algo=supervised` run with the same settings produced.
+_UNUSED_GROUPS = {
+    "zero_shot": ("ppo", "kl", "nlpo", "rollout", "supervised"),
+    "supervised": ("ppo", "kl", "nlpo", "rollout"),
+    "ppo": ("nlpo", "supervised"),
+    "nlpo": ("supervised",),
+    "supervised_ppo": ("nlpo",),
+    "supervised_nlpo": (),
+}
+
+
 def config_hash(cfg: DictConfig) -> str:
-    """A stable identity for what a run computes (where it is written and how fast excluded)."""
+    """A stable identity for what a run computes (where it is written, how fast, unused groups excluded)."""
     data = OmegaConf.to_container(cfg, resolve=True)
-    for key in NON_SEMANTIC_KEYS:
+    for key in NON_SEMANTIC_KEYS + _UNUSED_GROUPS.get(cfg.algo, ()):
         data.pop(key, None)
+    data["eval"].pop("save_every", None)
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()

@@ -36,7 +36,7 @@ class CausalMaskProcessor(LogitsProcessor):
             self.attention = torch.cat([self.attention, torch.ones_like(new)], dim=1)
         pos = position_ids(self.attention)[:, -new.shape[1]:]
         out = self.mask_model(input_ids=new, attention_mask=self.attention, position_ids=pos,
-                              past_key_values=self.cache, use_cache=True)
+                              cache=self.cache, use_cache=True)
         self.cache = out.past_key_values
         self.seen = input_ids.shape[1]
         keep = top_p_mask(out.logits[:, -1].float(), self.top_p, self.min_tokens_to_keep, self.never_mask)

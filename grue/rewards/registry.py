@@ -30,7 +30,8 @@ def register_reward(name: str) -> Callable[[RewardFactory], RewardFactory]:
 
 
 def _load_all() -> None:
-    import grue.rewards.sentiment  # noqa: F401  (registers on import)
+    import grue.rewards.metric_reward  # noqa: F401  (register on import)
+    import grue.rewards.sentiment  # noqa: F401
 
 
 def reward_names() -> list[str]:

@@ -1,0 +1,35 @@
+"""`grue fetch`: pre-download every hub asset a task config needs, for offline compute nodes."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from grue.display import console
+
+
+def hub_assets(cfg: Any) -> list[tuple[str, str]]:
+    """(kind, reference) pairs of a config that live on the hub (packaged and local ones need nothing)."""
+    import os
+
+    from grue.assets.resolve import is_packaged
+
+    refs = [("model", cfg.model.policy), ("model", cfg.model.supervised_init), ("model", cfg.reward.model),
+            ("dataset", cfg.data.source)]
+    return [(kind, ref) for kind, ref in refs if ref and not is_packaged(ref) and not os.path.isdir(ref)]
+
+
+def fetch_command(cfg: Any, fail: Callable[[str], None]) -> None:
+    from grue.assets import AssetMissing, resolve_dataset, resolve_model
+
+    assets = hub_assets(cfg)
+    if not assets:
+        console.print(f"[grue] {cfg.task} ({cfg.profile}) needs nothing from the hub")
+        return
+    problems = []
+    for kind, ref in assets:
+        try:
+            path = resolve_model(ref, cfg.task) if kind == "model" else resolve_dataset(ref, cfg.task)
+            console.print(f"[green]fetched[/] {kind} {ref} -> {path}")
+        except AssetMissing as err:
+            problems.append(str(err).splitlines()[0])
+    if problems:
+        fail("could not fetch:\n  " + "\n  ".join(problems))

@@ -1,0 +1,63 @@
+"""Generate for a split and score it with the task's whole metric mix."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import torch
+
+from grue.data.sample import Sample
+from grue.metrics.base import MetricContext, MetricInputs
+from grue.metrics.registry import ScorerSet, build_scorers
+
+
+def metric_context(cfg: Any, policy: Any, device: str) -> MetricContext:
+    options = {
+        "perplexity_stride": cfg.eval.perplexity_stride,
+        "perplexity_max_length": cfg.eval.perplexity_max_length,
+        "sentiment_model": cfg.reward.model if cfg.task == "imdb" else None,
+        "sentiment_batch_size": cfg.reward.batch_size,
+    }
+    return MetricContext(device=device, policy=policy, options=options)
+
+
+def build_task_scorers(cfg: Any, policy: Any, device: str) -> ScorerSet:
+    """Built once per run: metric models load once and every evaluation reuses them."""
+    return build_scorers(cfg.eval.metrics, metric_context(cfg, policy, device))
+
+
+@dataclass
+class SplitEvaluation:
+    metrics: dict[str, float]
+    predictions: list[dict]
+
+
+@torch.no_grad()
+def generate(policy: Any, samples: Sequence[Sample], gen_cfg: Any, batch_size: int, progress: Any = None) -> list[str]:
+    out: list[str] = []
+    for start in range(0, len(samples), batch_size):
+        chunk = samples[start:start + batch_size]
+        out.extend(policy.generate_text(policy.encode([s.prompt for s in chunk]), gen_cfg))
+        if progress is not None:
+            progress(len(chunk))
+    return out
+
+
+def evaluate_split(cfg: Any, policy: Any, scorers: ScorerSet, samples: Sequence[Sample], progress: Any = None,
+                   generator_seed: int | None = None) -> SplitEvaluation:
+    """Sampling during evaluation uses a fixed seed, so the same model gives the same scores."""
+    state = torch.get_rng_state()
+    torch.manual_seed(cfg.seed if generator_seed is None else generator_seed)
+    try:
+        generations = generate(policy, samples, cfg.generation, cfg.eval.batch_size, progress)
+    finally:
+        torch.set_rng_state(state)  # evaluation must not shift the training random stream
+    inputs = MetricInputs(prompts=[s.prompt for s in samples], generations=generations,
+                          references=[list(s.references) for s in samples], meta=[s.meta for s in samples])
+    values = scorers.compute(inputs)
+    predictions = []
+    for i, (sample, generation) in enumerate(zip(samples, generations)):
+        scores = {name: v.per_sample[i] for name, v in values.items() if v.per_sample is not None}
+        predictions.append({"id": sample.id, "prompt": sample.prompt, "generation": generation,
+                            "references": list(sample.references), "scores": scores})
+    return SplitEvaluation({name: float(v.corpus) for name, v in values.items()}, predictions)

@@ -1,0 +1,62 @@
+"""Assemble the results.json document of a finished run (schema: docs/results_schema.md)."""
+from __future__ import annotations
+
+import datetime as dt
+import platform
+import subprocess
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from omegaconf import OmegaConf
+
+from grue.metrics.registry import higher_is_better, known_metrics
+from grue.results import SCHEMA_VERSION
+
+RL_ALGOS = ("ppo", "nlpo", "supervised_ppo", "supervised_nlpo")
+
+
+def _version(package: str) -> str | None:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _git_commit() -> str | None:
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5,
+                             cwd=Path(__file__).resolve().parent)
+        return out.stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def results_document(cfg: Any, task: Any, config_hash: str, init_model: str, metrics: dict[str, dict[str, float]],
+                     n_samples: dict[str, int], scorers: Any, wall_time_s: float) -> dict:
+    known = set(known_metrics())
+    names = {name for split in metrics.values() for name in split}
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "status": "complete",
+        "task": cfg.task,
+        "algo": cfg.algo,
+        "profile": cfg.profile,
+        "seed": int(cfg.seed),
+        "reward": cfg.reward.name if cfg.algo in RL_ALGOS else None,
+        "init_model": init_model,
+        "comparable_to_paper": cfg.profile == "paper",
+        "config_hash": config_hash,
+        "config": OmegaConf.to_container(cfg, resolve=True),
+        "versions": {"grue": _version("grue"), "python": platform.python_version(), "torch": _version("torch"),
+                     "transformers": _version("transformers"), "accelerate": _version("accelerate")},
+        "git_commit": _git_commit(),
+        "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "wall_time_s": round(wall_time_s, 1),
+        "splits": {split: {"source": "validation" if (split == "test" and task.test_references_hidden) else
+                           ("validation" if split == "val" else "test"), "n_samples": n_samples[split]}
+                   for split in metrics},
+        "metrics": metrics,
+        "metrics_unavailable": dict(scorers.unavailable),
+        "higher_is_better": {name: higher_is_better(name) for name in sorted(names) if name in known},
+    }

@@ -1,0 +1,67 @@
+"""Any metric as a reward, and the paper's composite rewards as weighted sums of metrics.
+
+The reward of an episode is the metric's per-sample value for that generation (never a corpus
+score of a growing batch: the reference code's intent reward made that mistake). Lower-is-better
+metrics are turned around (TER -> 1 - TER, as the paper's reward).
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from grue.data.sample import Sample
+from grue.metrics.base import MetricContext, MetricInputs, MetricUnavailable
+from grue.metrics.registry import build_scorers
+from grue.results import METRIC_NAMES
+from grue.rewards.registry import register_reward
+
+# name -> {metric: weight}. Sources: spec 2.2 (ROUGE-avg, SPiDEr equal weights), 2.4 (METEOR+PARENT,
+# weights not given: equal), 2.5 (ROUGE combined = mean of ROUGE-1/2/L), 2.7 (DailyDialog: METEOR 0.25,
+# intent 0.75 for PPO/NLPO, Table 32).
+COMPOSITES: dict[str, dict[str, float]] = {
+    "rouge_avg": {"rouge1": 1 / 3, "rouge2": 1 / 3, "rougeL": 1 / 3},
+    "rouge_combined": {"rouge1": 1 / 3, "rouge2": 1 / 3, "rougeL": 1 / 3},
+    "spider": {"spice": 0.5, "cider": 0.5},
+    "meteor_parent": {"meteor": 0.5, "parent": 0.5},
+    "meteor_intent": {"meteor": 0.25, "intent_accuracy": 0.75},
+}
+LOWER_IS_BETTER_AS_REWARD = {"ter": lambda v: 1.0 - v, "perplexity": lambda v: -v}
+
+
+class MetricReward:
+    def __init__(self, name: str, weights: Mapping[str, float], ctx: MetricContext) -> None:
+        self.name = name
+        self.weights = dict(weights)
+        self.scorers = build_scorers(self.weights, ctx)
+        if self.scorers.unavailable:
+            missing = "; ".join(f"{k}: {v}" for k, v in self.scorers.unavailable.items())
+            raise MetricUnavailable(f"reward {name!r} needs metrics that are unavailable here ({missing})")
+
+    def __call__(self, samples: Sequence[Sample], generations: Sequence[str]) -> list[float]:
+        inputs = MetricInputs(prompts=[s.prompt for s in samples], generations=list(generations),
+                              references=[list(s.references) for s in samples], meta=[s.meta for s in samples])
+        values = self.scorers.compute(inputs)
+        total = [0.0] * len(samples)
+        for metric, weight in self.weights.items():
+            per_sample = values[metric].per_sample
+            if per_sample is None:
+                raise MetricUnavailable(f"metric {metric!r} has no per-sample value, so it cannot be a reward")
+            flip = LOWER_IS_BETTER_AS_REWARD.get(metric, lambda v: v)
+            total = [t + weight * flip(v) for t, v in zip(total, per_sample)]
+        return total
+
+
+def _factory(name: str, weights: Mapping[str, float]):
+    def build(cfg: Any) -> MetricReward:
+        from grue.evaluate import metric_context
+        from grue.runtime import device_of
+
+        return MetricReward(name, weights, metric_context(cfg, None, device_of(cfg)))
+
+    return build
+
+
+for _metric in METRIC_NAMES:
+    if _metric not in ("sentiment", "perplexity"):
+        register_reward(_metric)(_factory(_metric, {_metric: 1.0}))
+for _name, _weights in COMPOSITES.items():
+    register_reward(_name)(_factory(_name, _weights))

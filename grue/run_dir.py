@@ -1,0 +1,68 @@
+"""The layout of one run directory (docs/results_schema.md) and its life cycle."""
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from grue.io import atomic_write_json, atomic_write_text, read_jsonl
+from grue.results import validate_results
+
+
+@dataclass
+class RunDir:
+    path: Path
+
+    @classmethod
+    def for_config(cls, cfg: Any, config_hash: str) -> "RunDir":
+        name = f"{cfg.task}-{cfg.profile}-{cfg.algo}-seed{cfg.seed}-{config_hash[:8]}"
+        return cls(Path(cfg.output_dir) / name)
+
+    checkpoints = property(lambda self: self.path / "checkpoints")
+    train_log = property(lambda self: self.path / "logs" / "train.jsonl")
+    eval_log = property(lambda self: self.path / "logs" / "eval.jsonl")
+    results = property(lambda self: self.path / "results.json")
+    model_dir = property(lambda self: self.path / "model")
+
+    def predictions(self, split: str) -> Path:
+        return self.path / "predictions" / f"{split}.jsonl"
+
+    def complete(self) -> bool:
+        if not self.results.exists():
+            return False
+        try:
+            return not validate_results(json.loads(self.results.read_text()))
+        except json.JSONDecodeError:
+            return False
+
+    def start(self, config_yaml: str, config_hash: str) -> None:
+        self.path.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(self.path / "config.yaml", config_yaml)
+        atomic_write_text(self.path / "config_hash.txt", config_hash + "\n")
+        atomic_write_json(self.path / "run.json", {"status": "running", "updated": time.time()})
+
+    def truncate_logs(self, iteration: int) -> None:
+        """After a resume, drop log lines written past the checkpoint (they will be produced again)."""
+        for log in (self.train_log, self.eval_log):
+            rows = [r for r in read_jsonl(log) if r.get("iteration", 0) <= iteration]
+            if log.exists():
+                atomic_write_text(log, "".join(json.dumps(r) + "\n" for r in rows))
+
+    def save_model(self, policy: Any) -> None:
+        tmp = self.path / ".model.tmp"
+        shutil.rmtree(tmp, ignore_errors=True)
+        policy.model.save_pretrained(tmp)
+        policy.tokenizer.save_pretrained(tmp)
+        shutil.rmtree(self.model_dir, ignore_errors=True)
+        tmp.rename(self.model_dir)
+
+    def finish(self, results: dict) -> None:
+        problems = validate_results(results)
+        if problems:
+            raise RuntimeError(f"refusing to write an invalid results.json: {problems}")
+        atomic_write_json(self.results, results)
+        atomic_write_json(self.path / "run.json", {"status": "complete", "updated": time.time()})
+        shutil.rmtree(self.checkpoints, ignore_errors=True)  # the final model is in model/

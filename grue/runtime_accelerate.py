@@ -1,0 +1,12 @@
+"""The accelerate engine every run goes through (one CPU process here; many GPUs for real runs)."""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+
+def make_accelerator(device: str, project_dir: Path):
+    from accelerate import Accelerator
+
+    trackers = "tensorboard" if importlib.util.find_spec("tensorboard") else None
+    return Accelerator(cpu=device == "cpu", log_with=trackers, project_dir=str(project_dir))

@@ -1,0 +1,87 @@
+"""Supervised fine-tuning (the paper's Supervised baseline and the warm start of Supervised+RL).
+
+Teacher forcing on prompt + target with the loss on target tokens only, AdamW and the task's
+learning-rate schedule (HF schedulers: constant, cosine, constant with warm-up).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Sequence
+
+import torch
+from transformers import get_scheduler
+
+from grue.data.sample import Sample
+from grue.policy.causal import position_ids
+
+
+def training_pairs(task: Any, train: Sequence[Sample]) -> list[tuple[str, str]]:
+    keep = task.supervised_filter or (lambda s: True)
+    target = task.supervised_target or (lambda s: s.references[0])
+    return [(s.prompt, target(s)) for s in train if keep(s)]
+
+
+def causal_batch(tokenizer: Any, pairs: Sequence[tuple[str, str]], max_prompt: int, max_length: int,
+                 device: str) -> dict[str, torch.Tensor]:
+    """Left-padded prompt+target ids with labels -100 on prompt and padding."""
+    rows, labels = [], []
+    for prompt, target in pairs:
+        p = tokenizer(prompt, add_special_tokens=False)["input_ids"][-max_prompt:] if prompt else []
+        t = tokenizer(target, add_special_tokens=False)["input_ids"]
+        ids = (p + t)[:max_length]
+        rows.append(ids)
+        labels.append(([-100] * len(p) + t)[:max_length])
+    width = max(len(r) for r in rows)
+    pad = tokenizer.pad_token_id
+    ids = torch.tensor([[pad] * (width - len(r)) + r for r in rows], device=device)
+    lab = torch.tensor([[-100] * (width - len(r)) + r for r in labels], device=device)
+    attn = torch.tensor([[0] * (width - len(r)) + [1] * len(r) for r in rows], device=device)
+    return {"input_ids": ids, "attention_mask": attn, "labels": lab}
+
+
+class SupervisedTrainer:
+    def __init__(self, cfg: Any, policy: Any, pairs: Sequence[tuple[str, str]], accelerator: Any) -> None:
+        self.cfg, self.policy, self.pairs, self.accelerator = cfg, policy, list(pairs), accelerator
+        sup = cfg.supervised
+        self.steps_per_epoch = max(1, math.ceil(len(self.pairs) / sup.batch_size))
+        total = self.steps_per_epoch * sup.epochs
+        self.optimizer = torch.optim.AdamW(policy.model.parameters(), lr=sup.learning_rate,
+                                           weight_decay=sup.weight_decay)
+        self.scheduler = get_scheduler(sup.lr_scheduler, self.optimizer,
+                                       num_warmup_steps=int(sup.warmup_ratio * total), num_training_steps=total)
+        self.generator = torch.Generator().manual_seed(int(cfg.seed))
+        self.epoch = 0
+
+    def train_epoch(self, on_step: Callable[[float], None] | None = None) -> float:
+        """One pass over the pairs in a seeded order; dropout stays off (eval mode) as in RL."""
+        sup, model = self.cfg.supervised, self.policy.model
+        order = torch.randperm(len(self.pairs), generator=self.generator).tolist()
+        total = 0.0
+        for start in range(0, len(order), sup.batch_size):
+            batch = causal_batch(self.policy.tokenizer, [self.pairs[i] for i in order[start:start + sup.batch_size]],
+                                 self.policy.max_prompt_length, sup.max_length, self.policy.device)
+            loss = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"],
+                         position_ids=position_ids(batch["attention_mask"]), labels=batch["labels"]).loss
+            if not torch.isfinite(loss):
+                raise RuntimeError(f"supervised epoch {self.epoch}: loss is {loss.item()}")
+            self.optimizer.zero_grad(set_to_none=True)
+            self.accelerator.backward(loss)
+            self.optimizer.step()
+            self.scheduler.step()
+            total += loss.item()
+            if on_step:
+                on_step(loss.item())
+        self.epoch += 1
+        return total / self.steps_per_epoch
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"policy": self.policy.model.state_dict(), "optimizer": self.optimizer.state_dict(),
+                "scheduler": self.scheduler.state_dict(), "epoch": self.epoch,
+                "generator": self.generator.get_state()}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.policy.model.load_state_dict(state["policy"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.scheduler.load_state_dict(state["scheduler"])
+        self.epoch = state["epoch"]
+        self.generator.set_state(state["generator"])
