@@ -6,6 +6,10 @@ from types import SimpleNamespace
 import pytest
 import torch
 
+# Tiny models gain nothing from a second thread and lose a lot when the machine is busy; tests that
+# run the packaged real models ask for their threads through the run config (`threads=`).
+torch.set_num_threads(1)
+
 SENTENCES = [
     "The film was a delight from start to finish.",
     "A tedious, boring mess that wastes its cast.",
@@ -64,3 +68,37 @@ def tiny_causal_policy(tiny_tokenizer):
                         bos_token_id=1, eos_token_id=1, pad_token_id=0, resid_pdrop=0.0, embd_pdrop=0.0,
                         attn_pdrop=0.0)
     return CausalPolicy(GPT2LMHeadModel(config).eval(), tiny_tokenizer, max_prompt_length=16)
+
+
+@pytest.fixture(scope="session")
+def tiny_model_dirs(tmp_path_factory, tiny_tokenizer):
+    """A tiny GPT-2 policy and a tiny BERT sentiment classifier saved as local Hugging Face directories,
+    so the real loading path (`from_pretrained` on a directory) runs end to end in seconds."""
+    from transformers import BertConfig, BertForSequenceClassification, GPT2Config, GPT2LMHeadModel
+
+    root = tmp_path_factory.mktemp("tiny_models")
+    tiny_tokenizer.model_max_length = 128
+    torch.manual_seed(0)
+    gpt2 = GPT2LMHeadModel(GPT2Config(vocab_size=len(tiny_tokenizer), n_positions=128, n_embd=32, n_layer=2,
+                                      n_head=2, bos_token_id=1, eos_token_id=1, pad_token_id=0,
+                                      resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0))
+    gpt2.save_pretrained(root / "policy")
+    tiny_tokenizer.save_pretrained(root / "policy")
+    clf = BertForSequenceClassification(BertConfig(vocab_size=len(tiny_tokenizer), hidden_size=32, num_hidden_layers=1,
+                                                   num_attention_heads=2, intermediate_size=64,
+                                                   max_position_embeddings=128, num_labels=2, pad_token_id=0))
+    clf.save_pretrained(root / "classifier")
+    tiny_tokenizer.save_pretrained(root / "classifier")
+    return SimpleNamespace(policy=str(root / "policy"), classifier=str(root / "classifier"))
+
+
+@pytest.fixture
+def tiny_imdb_args(tiny_model_dirs, tmp_path):
+    """`grue run` arguments for a seconds-long IMDB mini run on the tiny models (real data, real code)."""
+    return ["task=imdb", "profile=mini", f"model.policy={tiny_model_dirs.policy}",
+            f"reward.model={tiny_model_dirs.classifier}", "data.max_train=16", "data.max_val=6", "data.max_test=6",
+            "rollout.max_new_tokens=6", "rollout.min_new_tokens=6", "generation.max_new_tokens=6",
+            "generation.min_new_tokens=6", "ppo.steps_per_update=24", "ppo.total_steps=120",
+            "ppo.rollout_batch_size=4", "ppo.batch_size=12", "ppo.learning_rate=1e-3", "eval.eval_every=2",
+            "eval.save_every=1", "eval.batch_size=6", "supervised.batch_size=4", "supervised.epochs=1",
+            "data.max_train=16", f"output_dir={tmp_path / 'runs'}", "threads=1"]
