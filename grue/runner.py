@@ -43,6 +43,9 @@ class Run:
         if self.dir.complete():
             console.print(f"[grue] {self.dir.path} is already complete; reusing its results")
             return self.dir.path
+        from grue.preflight import check_assets
+
+        check_assets(cfg)  # before anything is written or trained
         self.dir.start(to_yaml(cfg), self.hash)
         configure_threads(cfg)
         seed_everything(cfg.seed)

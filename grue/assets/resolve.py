@@ -32,14 +32,16 @@ def _hub_snapshot(ref: str, repo_type: str, allow_patterns: list[str] | None, ta
     from huggingface_hub import snapshot_download
 
     kind = "dataset" if repo_type == "dataset" else "model"
+    cache_dir = os.environ.get("HF_HUB_CACHE")  # read per call: a job may point it at a pre-fetched cache
     try:  # the cache first: compute nodes are often offline on purpose
-        return Path(snapshot_download(ref, repo_type=repo_type, allow_patterns=allow_patterns, local_files_only=True))
+        return Path(snapshot_download(ref, repo_type=repo_type, allow_patterns=allow_patterns, cache_dir=cache_dir,
+                                      local_files_only=True))
     except Exception:  # noqa: BLE001 - any cache miss falls through to the network attempt
         pass
     if os.environ.get("HF_HUB_OFFLINE", "0") not in ("0", "", "false", "False"):
         raise AssetMissing(ref, kind, "not in the hub cache and HF_HUB_OFFLINE is set", task)
     try:
-        return Path(snapshot_download(ref, repo_type=repo_type, allow_patterns=allow_patterns))
+        return Path(snapshot_download(ref, repo_type=repo_type, allow_patterns=allow_patterns, cache_dir=cache_dir))
     except Exception as err:  # noqa: BLE001 - network, auth and not-found errors all mean "not here"
         reason = type(err).__name__
         raise AssetMissing(ref, kind, f"not cached and the hub could not be reached: {reason}", task) from None

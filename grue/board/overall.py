@@ -23,8 +23,8 @@ ROW_KEYS: list[str] = ["source", "profile", "algo"]
 
 def raw_values(frame: pd.DataFrame, chosen: pd.DataFrame) -> pd.DataFrame:
     """Raw Table 1 metric means of the chosen entries (an average of candidates averages the means)."""
-    wanted = frame[[m in TASK_METRICS.get(t, ()) + NATURALNESS_METRICS.get(t, ())
-                    for t, m in zip(frame["task"], frame["metric"])]]
+    wanted = frame[pd.Series([m in TASK_METRICS.get(t, ()) + NATURALNESS_METRICS.get(t, ())
+                              for t, m in zip(frame["task"], frame["metric"])], index=frame.index, dtype=bool)]
     keys = SELECT_KEYS + ["split"]
     if chosen["reward"].str.startswith("avg(").any():
         merged = wanted.merge(chosen[keys].drop_duplicates(), on=keys, how="inner")
@@ -76,6 +76,7 @@ def overall_board(chosen: pd.DataFrame, raw: pd.DataFrame) -> pd.DataFrame:
         rows.append(row)
     frame = pd.DataFrame(rows)
     if frame.empty:
-        return frame
+        return pd.DataFrame(columns=ROW_KEYS + ["task_score", "naturalness_score", "grue_score", "tasks",
+                                                "tasks_in_pool", "mean_win_rate", "win_columns"])
     return frame.sort_values(["source", "profile", "grue_score"], ascending=[False, True, False],
                              na_position="last").reset_index(drop=True)

@@ -23,7 +23,8 @@ def selected_seeds(seeds: pd.DataFrame, selection: pd.DataFrame, splits: dict[tu
     """Per-seed scores of the selected entries on each task's report split."""
     keys = SELECT_KEYS + ["reward", "init_model"]
     picked = seeds.merge(selection[keys], on=keys, how="inner")
-    keep = [splits.get((r.source, r.profile, r.task)) == r.split for r in picked.itertuples()]
+    keep = pd.Series([splits.get((r.source, r.profile, r.task)) == r.split for r in picked.itertuples()],
+                     index=picked.index, dtype=bool)  # a Series: an empty list would select columns instead
     return picked[keep]
 
 

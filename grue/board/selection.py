@@ -65,7 +65,8 @@ def chosen_entries(entries: pd.DataFrame, selection: pd.DataFrame, strategy: str
     if strategy not in STRATEGIES:
         raise ValueError(f"reward strategy {strategy!r} is not one of {', '.join(STRATEGIES)}")
     splits = report_splits(entries, preferred)
-    on_split = entries[[splits[(r.source, r.profile, r.task)] == r.split for r in entries.itertuples()]]
+    on_split = entries[pd.Series([splits[(r.source, r.profile, r.task)] == r.split for r in entries.itertuples()],
+                                 index=entries.index, dtype=bool)]
     if strategy == "select":
         keys = SELECT_KEYS + ["reward", "init_model"]
         return on_split.merge(selection[keys], on=keys, how="inner")

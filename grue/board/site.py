@@ -38,6 +38,8 @@ def _skipped_html(board: Board) -> str:
 
 
 def _figure2_html(board: Board, out: Path) -> str:
+    if board.overall.empty:
+        return '<p class="note">No finished runs yet: nothing to plot.</p>'
     parts = []
     for (source, profile), frame in board.overall.groupby(["source", "profile"], sort=False):
         tasks = [t for t in board.tasks if f"{t}:task" in frame and frame[f"{t}:task"].notna().any()]

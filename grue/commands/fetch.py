@@ -6,19 +6,9 @@ from typing import Any, Callable
 from grue.display import console
 
 
-def hub_assets(cfg: Any) -> list[tuple[str, str]]:
-    """(kind, reference) pairs of a config that live on the hub (packaged and local ones need nothing)."""
-    import os
-
-    from grue.assets.resolve import is_packaged
-
-    refs = [("model", cfg.model.policy), ("model", cfg.model.supervised_init), ("model", cfg.reward.model),
-            ("dataset", cfg.data.source)]
-    return [(kind, ref) for kind, ref in refs if ref and not is_packaged(ref) and not os.path.isdir(ref)]
-
-
 def fetch_command(cfg: Any, fail: Callable[[str], None]) -> None:
     from grue.assets import AssetMissing, resolve_dataset, resolve_model
+    from grue.preflight import hub_assets
 
     assets = hub_assets(cfg)
     if not assets:

@@ -58,3 +58,13 @@ def test_compare_command_prints_report(tmp_path):
     assert result.exit_code == 0, result.output
     assert "# grue compare" in result.output and "imdb / ppo" in result.output
     assert (tmp_path / "c.md").exists() and (tmp_path / "c.csv").exists()
+
+
+@pytest.mark.parametrize("paper", ["yes", "no"])
+def test_export_with_no_runs_still_writes_every_format(tmp_path, paper):
+    (tmp_path / "runs").mkdir()
+    result = CliRunner().invoke(leaderboard_app, ["export", f"runs={tmp_path / 'runs'}", f"out={tmp_path / 'out'}",
+                                                  f"paper={paper}"])
+    assert result.exit_code == 0, result.output
+    assert "0 run(s) counted" in result.output
+    assert (tmp_path / "out" / "site" / "index.html").exists() and (tmp_path / "out" / "leaderboard.tex").exists()
