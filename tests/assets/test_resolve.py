@@ -92,7 +92,9 @@ def test_imdb_dataset_from_the_hub_cache_offline(offline_hub):
 def test_run_on_paper_profile_without_the_assets_fails_before_training(offline_hub, tmp_path):
     from cli import app
 
-    result = CliRunner().invoke(app, ["run", "task=imdb", "algo=ppo", f"output_dir={tmp_path}"])
+    result = CliRunner().invoke(app, ["run", "task=imdb", "algo=ppo", f"output_dir={tmp_path / 'runs'}"])
     assert result.exit_code == 2
     assert "not available on this machine" in result.output and "profile=mini" in result.output
-    assert not list(tmp_path.iterdir())  # nothing started
+    assert not (tmp_path / "runs").exists()  # nothing started
+    for ref in ("lvwerra/gpt2-imdb", "lvwerra/distilbert-imdb", "stanfordnlp/imdb"):
+        assert ref in result.output  # every missing asset is listed at once
