@@ -47,6 +47,8 @@ class Run:
 
         check_assets(cfg)  # before anything is written or trained
         self.dir.start(to_yaml(cfg), self.hash)
+        if self.accelerator.log_with:  # TensorBoard through accelerate's trackers, when it is installed
+            self.accelerator.init_trackers("tensorboard")
         configure_threads(cfg)
         seed_everything(cfg.seed)
         from tasks import get_task
@@ -133,6 +135,7 @@ class Run:
             while trainer.iteration < trainer.n_iters:
                 stats = trainer.step()
                 append_jsonl(self.dir.train_log, stats)
+                self.accelerator.log(stats, step=trainer.iteration)  # TensorBoard when it is installed
                 if trainer.iteration % cfg.eval.eval_every == 0 and trainer.iteration < trainer.n_iters:
                     last_val = self._evaluate(policy, scorers, splits["val"], "val").metrics
                     append_jsonl(self.dir.eval_log, {"iteration": trainer.iteration, "split": "val",

@@ -20,6 +20,7 @@ from grue.board.questions import answer_questions
 from grue.board.reference import PAPER, reference_frame
 from grue.board.scores import entry_scores, fit_pools, seed_scores
 from grue.board.selection import chosen_entries, report_splits, select
+from grue.results import TASKS
 
 RUNS = "runs"  # the `source` of the user's own rows
 
@@ -53,8 +54,6 @@ class Board:
 
     @property
     def tasks(self) -> list[str]:
-        from grue.results import TASKS
-
         present = set(self.agg["task"])
         return [t for t in TASKS if t in present]
 

@@ -11,6 +11,7 @@ import pandas as pd
 
 from grue.board.aggregate import ROW_KEYS, report_split
 from grue.board.metric_info import metric_order
+from grue.board.reference import provenance
 from grue.board.table import Cell, Column, Row, Table
 from grue.results import ALGOS, TASKS
 
@@ -72,8 +73,6 @@ def task_table(agg: pd.DataFrame, task: str, split: str | None = None, with_pape
     table.mark_best()
     table.notes.append("mean ± sample std over seeds; bold = best mean among our runs; ↑/↓ = direction.")
     if tables_cited:
-        from grue.board.reference import provenance
-
         cites = "; ".join(provenance(t) for t in sorted(tables_cited))
         table.notes.append(f"Rows marked paper are the published numbers ({cites}), not runs of ours.")
     return table

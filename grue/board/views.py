@@ -10,7 +10,7 @@ import pandas as pd
 
 from grue.board.build import Board
 from grue.board.table import Cell, Column, Row, Table
-from grue.board.task_tables import algo_label, algo_rank
+from grue.board.task_tables import algo_label
 
 TASK_SHORT: dict[str, str] = {"imdb": "IMDB", "commongen": "CommonGen", "cnn_dailymail": "CNN/DM", "totto": "ToTTo",
                               "wmt16": "WMT16", "narrativeqa": "NarrQA", "dailydialog": "DailyDialog"}
@@ -43,7 +43,8 @@ def overall_tables(board: Board) -> list[Table]:
             labels = {"algo": algo_label(record["algo"]), "tasks": f"{record['tasks']}/{record['tasks_in_pool']}"}
             cells = {c.key: _num(record[c.key]) for c in columns}
             table.rows.append(Row(labels, cells, reference=reference))
-        table.mark_best() if not reference else None
+        if not reference:
+            table.mark_best()
         table.notes.append("Scores in [0, 1], 1 = best, after the direction-aware normalisation in docs/leaderboard.md "
                            f"({board.options.normalisation}); GRUE score = mean over covered tasks of (task + naturalness) / 2; "
                            "mean win rate = HELM-style share of other rows beaten per Table 1 metric.")
@@ -106,7 +107,3 @@ def questions_table(board: Board) -> Table:
     table.notes.append("'yes' = at least one comparison significant at 0.05 after Holm over the task's tests, none reversed; "
                        "fewer than two seeds per side is 'not testable'. Paper: ✓/✗ from its Table 2, – = no human study.")
     return table
-
-
-def sort_algos(frame: pd.DataFrame) -> pd.DataFrame:
-    return frame.sort_values("algo", key=lambda s: s.map(algo_rank))
