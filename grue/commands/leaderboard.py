@@ -7,9 +7,11 @@ from typing import Optional
 import typer
 
 from grue.board.build import BoardOptions
-from grue.board.export import FORMATS, export_board, export_tables  # noqa: F401  (export_tables: the demo's entry)
+from grue.board.export import FORMATS, export_board, export_tables
 from grue.board.normalise import MODES
 from grue.board.selection import STRATEGIES
+
+__all__ = ["leaderboard_app", "export_tables"]  # export_tables: the plain function the demo prints with
 
 leaderboard_app = typer.Typer(help="Build the GRUE leaderboard from finished runs.", no_args_is_help=True)
 
