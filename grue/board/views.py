@@ -10,7 +10,7 @@ import pandas as pd
 
 from grue.board.build import Board
 from grue.board.table import Cell, Column, Row, Table
-from grue.board.task_tables import algo_label
+from grue.board.task_tables import algo_label, algo_rank
 
 TASK_SHORT: dict[str, str] = {"imdb": "IMDB", "commongen": "CommonGen", "cnn_dailymail": "CNN/DM", "totto": "ToTTo",
                               "wmt16": "WMT16", "narrativeqa": "NarrQA", "dailydialog": "DailyDialog"}
@@ -61,7 +61,8 @@ def selection_table(board: Board) -> Table:
                   Column("init_model", "Init model"), Column("selected_on", "Chosen on")],
                   [Column("value", "Val. task score", True), Column("n_candidates", "Candidates", numeric=False),
                    Column("candidates", "All candidates (task score)", numeric=False), Column("note", "Note", numeric=False)], anchor="selection")
-    for r in board.selection.sort_values(["source", "profile", "task"], ascending=[False, True, True]).to_dict("records"):
+    ordered = board.selection.assign(_rank=board.selection["algo"].map(algo_rank))
+    for r in ordered.sort_values(["source", "profile", "task", "_rank"], ascending=[False, True, True, True]).to_dict("records"):
         labels = {k: str(r[k]) for k in ("source", "profile", "task", "reward", "init_model", "selected_on")}
         labels["algo"] = algo_label(r["algo"])
         cells = {"value": _num(r["value"]), "n_candidates": str(r["n_candidates"]), "candidates": r["candidates"],
