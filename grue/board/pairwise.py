@@ -28,6 +28,11 @@ def selected_seeds(seeds: pd.DataFrame, selection: pd.DataFrame, splits: dict[tu
     return picked[keep]
 
 
+def _named(text: str, a: str, b: str) -> str:
+    """'a better' -> 'ppo better': the reader should not have to map A and B back to names."""
+    return {"a better": f"{a} better", "b better": f"{b} better"}.get(text, text)
+
+
 def pairwise_tests(picked: pd.DataFrame, measures: tuple[str, ...] = MEASURES) -> pd.DataFrame:
     """Welch tests for every algorithm pair per (profile, task, measure), Holm within each family."""
     rows = []
@@ -44,5 +49,5 @@ def pairwise_tests(picked: pd.DataFrame, measures: tuple[str, ...] = MEASURES) -
                 rows.append({"profile": profile, "task": task, "measure": measure, "split": split, "a": a, "b": b,
                              "n_a": test.n_a, "n_b": test.n_b, "mean_a": test.mean_a, "mean_b": test.mean_b,
                              "diff": test.diff, "t": test.t, "dof": test.dof, "p": test.p, "p_holm": p_adj,
-                             "verdict": verdict(test, p_adj, higher_is_better=True)})
+                             "verdict": _named(verdict(test, p_adj, higher_is_better=True), a, b)})
     return pd.DataFrame(rows, columns=TEST_COLUMNS)

@@ -81,17 +81,19 @@ def _split_sources(board: Board, task: str) -> str:
 
 
 def _checkpoints_table(report: pd.DataFrame) -> Table:
+    """One line per entry: where the validation curve peaked per seed, beside what was reported."""
     table = Table("Checkpoint choice (validation curve)", [Column("algo", "Algorithm"), Column("reward", "Reward"),
-                  Column("seed", "Seed"), Column("metric", "Judged by")],
-                  [Column("last", "Last iteration"), Column("last_value", "Last value"), Column("best", "Best iteration"),
-                   Column("best_value", "Best value"), Column("reported", "results.json reports", numeric=False)],
-                  anchor="checkpoints")
-    for r in report.to_dict("records"):
-        table.rows.append(Row({"algo": algo_label(r["algo"]), "reward": r["reward"], "seed": str(r["seed"]),
-                               "metric": r["metric"]},
-                              {"last": str(r["last_iteration"]), "last_value": Cell(r["last_value"]),
-                               "best": str(r["best_iteration"]), "best_value": Cell(r["best_value"]),
-                               "reported": r["reported"]}))
+                  Column("metric", "Judged by"), Column("seeds", "Seeds")],
+                  [Column("last", "Last iteration"), Column("last_value", "Last value (mean)"),
+                   Column("best", "Best iteration per seed", numeric=False), Column("best_value", "Best value (mean)"),
+                   Column("reported", "results.json reports", numeric=False)], anchor="checkpoints")
+    for (algo, reward, metric), group in report.groupby(["algo", "reward", "metric"], sort=False):
+        table.rows.append(Row({"algo": algo_label(algo), "reward": reward, "metric": metric, "seeds": str(len(group))},
+                              {"last": ", ".join(sorted({str(v) for v in group["last_iteration"]})),
+                               "last_value": Cell(float(group["last_value"].mean())),
+                               "best": ", ".join(str(v) for v in group["best_iteration"]),
+                               "best_value": Cell(float(group["best_value"].mean())),
+                               "reported": "; ".join(sorted(set(group["reported"])))}))
     return table
 
 

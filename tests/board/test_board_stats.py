@@ -47,6 +47,8 @@ def test_pairwise_tests_use_selected_per_seed_scores(tmp_path):
                           equal_var=False)
     assert row["p"] == pytest.approx(ref.pvalue)
     assert row["p_holm"] == pytest.approx(holm(list(tests["p"]))[list(tests.index).index(row.name)])
+    significant = tests[tests["p_holm"] < 0.05]
+    assert all(v in (f"{a} better", f"{b} better") for a, b, v in zip(significant["a"], significant["b"], significant["verdict"]))
 
 
 MEANS = {"zero_shot": (0.49, 32.0), "supervised": (0.54, 35.5), "ppo": (0.60, 33.8), "nlpo": (0.61, 33.8),
