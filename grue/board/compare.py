@@ -87,8 +87,11 @@ def compare_frames(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
     return frame[COMPARE_COLUMNS]
 
 
-def _fmt(x: float) -> str:
-    return "–" if x is None or not math.isfinite(x) else f"{x:.4g}"
+def _fmt(x: float, sign: str = "") -> str:
+    """4 significant digits, but counts (unique_2 ~ 47620) in full rather than in e-notation."""
+    if x is None or not math.isfinite(x):
+        return "–"
+    return f"{x:{sign}.0f}" if abs(x) >= 1000 else f"{x:{sign}.4g}"
 
 
 def _side(mean: float, std: float, n: float) -> str:
@@ -115,7 +118,7 @@ def report(result: pd.DataFrame, desc_a: str, desc_b: str) -> str:
         for r in group.sort_values("metric", key=lambda m: m.map(order.index)).itertuples():
             arrow = "↑" if r.higher_is_better else "↓"
             lines.append(f"| {r.metric} {arrow} | {_side(r.mean_a, r.std_a, r.n_a)} | {_side(r.mean_b, r.std_b, r.n_b)} | "
-                         f"{r.diff:+.4g} | {_fmt(r.p_holm)} | {r.verdict} |")
+                         f"{_fmt(r.diff, '+')} | {_fmt(r.p_holm)} | {r.verdict} |")
         notes = sorted({n for n in group["note"] if n})
         lines += [f"_{n}_" for n in notes]
     counts = result["verdict"].map(lambda v: v if v in ("A better", "B better", "no significant difference")
