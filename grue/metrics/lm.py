@@ -11,7 +11,8 @@ joined with "\\n\\n" into one token stream, read in windows of ``max_length`` to
 window gives at least one). Two differences from the reference code, both fixes:
 - the corpus value is exp(total NLL / number of scored tokens), counted token by token; the recipe's
   ``exp(sum(mean_nll * trg_len) / end_loc)`` over-counts by one token per window;
-- windows are scored in batches (right-padded; pad positions are never counted).
+- windows are scored in batches of equal width (so there is no padding to mis-count), and the model
+  is asked only for the logits of the positions it scores (``logits_to_keep``) where it supports that.
 The first token of the stream has no context and is not scored (as in the recipe, no BOS is added).
 
 Seq2seq LMs have no stream to slide over: the perplexity is that of each reference given its prompt
@@ -23,6 +24,7 @@ also capped by the model's position limit), ``perplexity_batch_size`` (4).
 """
 from __future__ import annotations
 
+import inspect
 import math
 from contextlib import contextmanager
 from typing import Any, Iterator, Sequence
@@ -98,6 +100,7 @@ class PerplexityScorer:
         self.max_length = max(2, min(max_length, limit) if limit else max_length)
         self.stride = max(1, min(stride, self.max_length - 1))
         self.batch_size = max(1, batch_size)
+        self._can_keep_logits = "logits_to_keep" in inspect.signature(self.model.forward).parameters
 
     def compute(self, inputs: MetricInputs) -> dict[str, MetricValue]:
         with _frozen(self.model):
@@ -109,26 +112,33 @@ class PerplexityScorer:
             raise ValueError("perplexity needs non-empty reference texts; none were given")
         return {"perplexity": MetricValue(corpus=math.exp(nll / count))}
 
+    def _equal_width_batches(self, windows: list[tuple[int, int, int]]) -> Iterator[list[tuple[int, int, int]]]:
+        """Consecutive windows of the same width (all but the last are full), at most batch_size each:
+        no padding is needed, and the scored tails of a batch line up at its right edge."""
+        batch: list[tuple[int, int, int]] = []
+        for window in windows:
+            if batch and (len(batch) == self.batch_size or window[1] - window[0] != batch[0][1] - batch[0][0]):
+                yield batch
+                batch = []
+            batch.append(window)
+        if batch:
+            yield batch
+
     def _causal_nll(self, references: Sequence[str]) -> tuple[float, int]:
         text = _SEPARATOR.join(r for r in references if r)
         ids = self.tokenizer(text, add_special_tokens=False)["input_ids"]
-        windows = sliding_windows(len(ids), self.max_length, self.stride)
-        pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
         total, count = 0.0, 0
-        for start in range(0, len(windows), self.batch_size):
-            batch = windows[start : start + self.batch_size]
-            width = max(end - begin for begin, end, _ in batch)
-            input_ids = torch.full((len(batch), width), pad, dtype=torch.long)
-            labels = torch.full((len(batch), width), -100, dtype=torch.long)
-            mask = torch.zeros((len(batch), width), dtype=torch.long)
+        for batch in self._equal_width_batches(sliding_windows(len(ids), self.max_length, self.stride)):
+            input_ids = torch.tensor([ids[begin:end] for begin, end, _ in batch], dtype=torch.long)
+            labels = torch.full_like(input_ids, -100)
             for row, (begin, end, first) in enumerate(batch):
-                window = torch.tensor(ids[begin:end], dtype=torch.long)
-                input_ids[row, : end - begin] = window
-                mask[row, : end - begin] = 1
-                labels[row, first - begin : end - begin] = window[first - begin :]
-            logits = self.model(input_ids=input_ids.to(self.device),
-                                attention_mask=mask.to(self.device)).logits
-            nll, n = _token_nll(logits, labels.to(self.device))
+                labels[row, first - begin :] = input_ids[row, first - begin :]
+            # Logits are needed only from the position before the first scored token: with a stride of
+            # half the window this halves the vocabulary projection and the memory for logits.
+            keep = max(end - first for _, end, first in batch) + 1
+            extra = {"logits_to_keep": keep} if self._can_keep_logits else {}
+            logits = self.model(input_ids=input_ids.to(self.device), **extra).logits
+            nll, n = _token_nll(logits, labels[:, -logits.size(1) :].to(self.device))
             total, count = total + nll, count + n
         return total, count
 

@@ -120,3 +120,10 @@ def test_registered_and_lower_is_better(tiny_gpt2):
     scorers = build_scorers(["perplexity"], MetricContext(policy=tiny_gpt2, options={"perplexity_stride": 8}))
     assert scorers.scorers[0].higher_is_better == {"perplexity": False}
     assert scorers.compute(inputs())["perplexity"].corpus > 1
+
+
+def test_models_without_logits_to_keep_give_the_same_value(tiny_gpt2):
+    scorer = PerplexityScorer(tiny_gpt2, stride=6, max_length=16, batch_size=3)
+    kept = scorer.compute(inputs())["perplexity"].corpus
+    scorer._can_keep_logits = False
+    assert scorer.compute(inputs())["perplexity"].corpus == pytest.approx(kept, rel=1e-6)
