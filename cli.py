@@ -6,6 +6,7 @@
     grue eval task=imdb model=runs/<run>         evaluate any run directory or model reference
     grue fetch task=imdb                         pre-download a task's models and data (hub access)
     grue leaderboard export format=md            tables from finished runs
+    grue compare runs paper                      two result sets side by side, with significance
     grue demo                                    the mini IMDB demo `make demo` runs
 """
 from __future__ import annotations
@@ -89,9 +90,11 @@ def demo(args: ArgList = PAIRS) -> None:
 
 
 def _mount_subapps() -> None:
+    from grue.commands.compare import compare
     from grue.commands.leaderboard import leaderboard_app
 
     app.add_typer(leaderboard_app, name="leaderboard")
+    app.command("compare")(compare)
 
 
 _mount_subapps()

@@ -1,0 +1,68 @@
+"""Benchmark one PPO iteration on the setting of research/perf_anchor.md (TRL's figures on this machine).
+
+SmolLM2-135M, 16 prompts x 48 sampled tokens (top-k 0, no early EOS), 1 PPO epoch, minibatch 8
+episodes, separate critic (or shared with `--shared`). Prints seconds per phase over measured
+iterations (after one warm-up), tokens per second and peak RSS. Compare as ratios on one machine.
+
+    .venv/bin/python scripts/bench_ppo.py [--iters 3] [--shared] [--nlpo] [--threads 2]
+"""
+from __future__ import annotations
+
+import argparse
+import resource
+import statistics
+import time
+
+import torch
+from accelerate import Accelerator
+
+from grue.config import load_config
+from grue.data.imdb import load_imdb_splits
+from grue.policy.load import build_value, frozen_copy, load_policy
+from grue.rl.trainer import RLTrainer
+
+
+class LengthReward:
+    """A cheap Python reward (TRL's anchor used a small reward module); its cost is not what is measured."""
+
+    name = "length"
+
+    def __call__(self, samples, generations):
+        return [len(g) / 200 for g in generations]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--iters", type=int, default=3)
+    parser.add_argument("--shared", action="store_true")
+    parser.add_argument("--nlpo", action="store_true")
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    cfg = load_config([
+        "task=imdb", "profile=mini", f"algo={'nlpo' if args.nlpo else 'ppo'}", "seed=0",
+        f"model.value_model={'shared' if args.shared else 'separate'}",
+        "rollout.top_k=0", "rollout.min_new_tokens=48", "rollout.max_new_tokens=48",
+        "ppo.steps_per_update=768", f"ppo.total_steps={768 * (args.iters + 1)}", "ppo.batch_size=384",
+        "ppo.epochs=1", "ppo.rollout_batch_size=16",
+    ])
+    policy = load_policy(cfg, cfg.model.policy, "cpu")
+    train = load_imdb_splits(cfg)["train"]
+    trainer = RLTrainer(cfg, policy, frozen_copy(policy.model), build_value(cfg, policy), LengthReward(), train,
+                        Accelerator(cpu=True), nlpo=args.nlpo)
+    rows = []
+    for i in range(args.iters + 1):
+        start = time.perf_counter()
+        stats = trainer.step()
+        total = time.perf_counter() - start
+        print(f"iteration {i}: {total:.2f} s (rollout {stats['rollout_s']:.2f}, update {stats['update_s']:.2f})")
+        if i:
+            rows.append((total, stats["rollout_s"], stats["update_s"], stats["tokens"]))
+    mean = [statistics.mean(r[k] for r in rows) for k in range(4)]
+    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"mean s/iteration {mean[0]:.2f} (rollout {mean[1]:.2f}, update {mean[2]:.2f}); "
+          f"{mean[3] / mean[0]:.1f} trained tokens/s; peak RSS {peak_mib:.0f} MiB")
+
+
+if __name__ == "__main__":
+    main()
