@@ -1,7 +1,9 @@
 """Supervised fine-tuning (the paper's Supervised baseline and the warm start of Supervised+RL).
 
-Teacher forcing on prompt + target with the loss on target tokens only, AdamW and the task's
-learning-rate schedule (HF schedulers: constant, cosine, constant with warm-up).
+Teacher forcing with the loss on target tokens only, AdamW and the task's learning-rate schedule
+(HF schedulers: constant, cosine, constant with warm-up). A decoder-only model reads prompt + target
+as one sequence; an encoder-decoder reads the prompt in its encoder (encoded exactly as in RL) and
+the target, ended by EOS, in its decoder. One trainer serves both; only the batch differs.
 """
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import torch
 from transformers import get_scheduler
 
 from grue.data.sample import Sample
-from grue.policy.causal import position_ids
+from grue.policy.batch import position_ids
 
 
 def training_pairs(task: Any, train: Sequence[Sample]) -> list[tuple[str, str]]:
@@ -36,7 +38,29 @@ def causal_batch(tokenizer: Any, pairs: Sequence[tuple[str, str]], max_prompt: i
     ids = torch.tensor([[pad] * (width - len(r)) + r for r in rows], device=device)
     lab = torch.tensor([[-100] * (width - len(r)) + r for r in labels], device=device)
     attn = torch.tensor([[0] * (width - len(r)) + [1] * len(r) for r in rows], device=device)
-    return {"input_ids": ids, "attention_mask": attn, "labels": lab}
+    return {"input_ids": ids, "attention_mask": attn, "position_ids": position_ids(attn), "labels": lab}
+
+
+def seq2seq_batch(policy: Any, pairs: Sequence[tuple[str, str]], max_target: int) -> dict[str, torch.Tensor]:
+    """Encoder inputs from the policy's own prompt encoding; labels = target + EOS (at most
+    `max_target` tokens), right-padded with -100. The model shifts labels right behind its decoder
+    start token, which is the [start] + actions[:-1] input the RL forward pass uses."""
+    prompts = policy.encode([p for p, _ in pairs])
+    targets = []
+    for _, target in pairs:
+        ids = policy.tokenizer(target, add_special_tokens=False)["input_ids"][:max(0, max_target - 1)]
+        targets.append(ids + [policy.eos_id])
+    width = max(len(t) for t in targets)
+    labels = torch.tensor([t + [-100] * (width - len(t)) for t in targets], device=policy.device)
+    return {"input_ids": prompts.input_ids, "attention_mask": prompts.attention_mask, "labels": labels}
+
+
+def supervised_batch(policy: Any, pairs: Sequence[tuple[str, str]], max_length: int) -> dict[str, torch.Tensor]:
+    """Model keyword arguments for one teacher-forced step; `max_length` caps prompt + target for a
+    decoder-only model and the target alone for an encoder-decoder (its prompt has its own cap)."""
+    if policy.is_seq2seq:
+        return seq2seq_batch(policy, pairs, max_length)
+    return causal_batch(policy.tokenizer, pairs, policy.max_prompt_length, max_length, policy.device)
 
 
 class SupervisedTrainer:
@@ -58,10 +82,8 @@ class SupervisedTrainer:
         order = torch.randperm(len(self.pairs), generator=self.generator).tolist()
         total = 0.0
         for start in range(0, len(order), sup.batch_size):
-            batch = causal_batch(self.policy.tokenizer, [self.pairs[i] for i in order[start:start + sup.batch_size]],
-                                 self.policy.max_prompt_length, sup.max_length, self.policy.device)
-            loss = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"],
-                         position_ids=position_ids(batch["attention_mask"]), labels=batch["labels"]).loss
+            pairs = [self.pairs[i] for i in order[start:start + sup.batch_size]]
+            loss = model(**supervised_batch(self.policy, pairs, sup.max_length)).loss
             if not torch.isfinite(loss):
                 raise RuntimeError(f"supervised epoch {self.epoch}: loss is {loss.item()}")
             self.optimizer.zero_grad(set_to_none=True)

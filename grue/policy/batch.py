@@ -19,6 +19,12 @@ class PromptBatch:
         return PromptBatch(self.input_ids[idx], self.attention_mask[idx])
 
 
+def position_ids(attention_mask: torch.Tensor) -> torch.Tensor:
+    """Positions that skip left padding, the way generate() numbers them for a decoder-only model."""
+    pos = attention_mask.long().cumsum(-1) - 1
+    return pos.masked_fill(attention_mask == 0, 1)
+
+
 @dataclass
 class Rollout:
     """One batch of episodes. Index t is the t-th generated token (action) of each episode."""

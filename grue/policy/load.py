@@ -5,7 +5,9 @@ import copy
 from typing import Any
 
 from grue.assets import resolve_model
+from grue.policy.base import LMPolicy
 from grue.policy.causal import CausalPolicy
+from grue.policy.seq2seq import Seq2SeqPolicy
 from grue.policy.value import SeparateValue, SharedValue
 
 
@@ -16,17 +18,19 @@ def _quiet_transformers() -> None:
     hf_logging.disable_progress_bar()
 
 
-def load_policy(cfg: Any, model_ref: str, device: str) -> CausalPolicy:
-    """The trainable policy; dropout stays off for its whole life (eval mode; spec 3.9)."""
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+def load_policy(cfg: Any, model_ref: str, device: str) -> LMPolicy:
+    """The trainable policy of `model.kind`; dropout stays off for its whole life (eval mode; spec 3.9)."""
+    from transformers import AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
 
+    kinds = {"causal": (AutoModelForCausalLM, CausalPolicy), "seq2seq": (AutoModelForSeq2SeqLM, Seq2SeqPolicy)}
+    if cfg.model.kind not in kinds:
+        raise ValueError(f"model.kind must be one of {sorted(kinds)}, not {cfg.model.kind!r}")
+    auto_model, policy_class = kinds[cfg.model.kind]
     _quiet_transformers()
-    if cfg.model.kind != "causal":
-        raise NotImplementedError("encoder-decoder policies arrive with the seq2seq issue; use a causal LM")
     path = resolve_model(model_ref, task=cfg.task)
     tokenizer = AutoTokenizer.from_pretrained(path)
-    model = AutoModelForCausalLM.from_pretrained(path).to(device).eval()
-    return CausalPolicy(model, tokenizer, cfg.model.max_prompt_length, cfg.model.padding_side,
+    model = auto_model.from_pretrained(path).to(device).eval()
+    return policy_class(model, tokenizer, cfg.model.max_prompt_length, cfg.model.padding_side,
                         cfg.model.truncation_side, device)
 
 
@@ -38,9 +42,8 @@ def frozen_copy(model: Any) -> Any:
     return clone
 
 
-def build_value(cfg: Any, policy: CausalPolicy) -> SeparateValue | SharedValue:
-    hidden = policy.model.config.hidden_size
+def build_value(cfg: Any, policy: LMPolicy) -> SeparateValue | SharedValue:
+    """The critic; the policy says which trunk a separate one copies (for seq2seq: encoder + decoder)."""
     if cfg.model.value_model == "shared":
-        return SharedValue(hidden).to(policy.device)
-    trunk = copy.deepcopy(policy.model.get_decoder() if hasattr(policy.model, "get_decoder") else policy.model.base_model)
-    return SeparateValue(trunk.eval(), hidden).to(policy.device)
+        return SharedValue(policy.hidden_size).to(policy.device)
+    return SeparateValue(policy.value_trunk().eval(), policy.hidden_size).to(policy.device)

@@ -3,7 +3,9 @@
 The masking model keeps its own KV cache, so each step costs one cached forward of one token,
 like the policy itself. Tokens outside the masking model's top-p set get -inf in the policy's
 scores before sampling; generate() then records those scores, so the same mask is stored with the
-rollout and reused in the PPO loss.
+rollout and reused in the PPO loss. The two architectures differ only in how the masking model
+takes the next token: a decoder-only model extends prompt + actions; an encoder-decoder encodes
+the prompt once and extends its decoder.
 """
 from __future__ import annotations
 
@@ -12,32 +14,63 @@ from typing import Any, Iterable
 import torch
 from transformers import LogitsProcessor
 
-from grue.policy.batch import PromptBatch
-from grue.policy.causal import position_ids
+from grue.policy.batch import PromptBatch, position_ids
 from grue.rl.nlpo_mask import apply_mask, top_p_mask
 
 
-class CausalMaskProcessor(LogitsProcessor):
+class _MaskProcessor(LogitsProcessor):
     def __init__(self, mask_model: Any, prompts: PromptBatch, top_p: float, min_tokens_to_keep: int,
                  never_mask: Iterable[int]) -> None:
         self.mask_model = mask_model
-        self.prompt_len = prompts.input_ids.shape[1]
-        self.attention = prompts.attention_mask
+        self.prompts = prompts
         self.top_p = top_p
         self.min_tokens_to_keep = min_tokens_to_keep
         self.never_mask = list(never_mask)
         self.cache = None
-        self.seen = 0
+        self.seen = 0  # tokens of generate()'s input_ids the cache already holds
+
+    def _next_logits(self, new: torch.Tensor) -> torch.Tensor:
+        """The masking model's logits for the next token after `new` (the tokens not yet cached)."""
+        raise NotImplementedError
 
     @torch.no_grad()
     def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
-        new = input_ids[:, self.seen:] if self.cache is not None else input_ids
+        logits = self._next_logits(input_ids[:, self.seen:])
+        self.seen = input_ids.shape[1]
+        keep = top_p_mask(logits.float(), self.top_p, self.min_tokens_to_keep, self.never_mask)
+        return apply_mask(scores, keep)
+
+
+class CausalMaskProcessor(_MaskProcessor):
+    """generate()'s input_ids are prompt + actions; the first call sees the whole prompt."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.attention = self.prompts.attention_mask
+
+    def _next_logits(self, new: torch.Tensor) -> torch.Tensor:
         if self.cache is not None:  # tokens generated since the last call are real (or padding after EOS)
             self.attention = torch.cat([self.attention, torch.ones_like(new)], dim=1)
         pos = position_ids(self.attention)[:, -new.shape[1]:]
         out = self.mask_model(input_ids=new, attention_mask=self.attention, position_ids=pos,
                               cache=self.cache, use_cache=True)
         self.cache = out.past_key_values
-        self.seen = input_ids.shape[1]
-        keep = top_p_mask(out.logits[:, -1].float(), self.top_p, self.min_tokens_to_keep, self.never_mask)
-        return apply_mask(scores, keep)
+        return out.logits[:, -1]
+
+
+class Seq2SeqMaskProcessor(_MaskProcessor):
+    """generate()'s input_ids are the decoder tokens (start token + actions); the prompt is encoded
+    by the masking model's own encoder once, on the first call, and reused at every step."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.encoder_outputs = None
+
+    def _next_logits(self, new: torch.Tensor) -> torch.Tensor:
+        if self.encoder_outputs is None:
+            self.encoder_outputs = self.mask_model.get_encoder()(
+                input_ids=self.prompts.input_ids, attention_mask=self.prompts.attention_mask)
+        out = self.mask_model(encoder_outputs=self.encoder_outputs, attention_mask=self.prompts.attention_mask,
+                              decoder_input_ids=new, cache=self.cache, use_cache=True)
+        self.cache = out.past_key_values
+        return out.logits[:, -1]

@@ -13,7 +13,6 @@ import torch
 
 from grue.data.sample import Sample
 from grue.policy.load import frozen_copy
-from grue.policy.mask_processor import CausalMaskProcessor
 from grue.policy.masking import entropy
 from grue.rl.kl import AdaptiveKLController
 from grue.rl.ppo_loss import masked_mean, ppo_loss
@@ -68,8 +67,8 @@ class RLTrainer:
     def _processors(self, prompts):
         if not self.nlpo:
             return ()
-        return [CausalMaskProcessor(self.mask_model, prompts, self.cfg.nlpo.top_p,
-                                    self.cfg.nlpo.min_tokens_to_keep, self.policy.special_token_ids())]
+        return [self.policy.mask_processor(self.mask_model, prompts, self.cfg.nlpo.top_p,
+                                           self.cfg.nlpo.min_tokens_to_keep, self.policy.special_token_ids())]
 
     def collect(self) -> Experience:
         cfg = self.cfg

@@ -1,0 +1,137 @@
+"""What every language-model policy shares, whatever its architecture.
+
+The RL trainer and the rollout only talk to this interface, so PPO and NLPO exist once. A subclass
+says how prompts become model inputs (`encode`), where generated tokens sit in generate()'s output
+(`_actions`), how one pass scores a whole rollout (`forward`), what trunk a separate critic copies
+(`value_trunk`) and how the NLPO masking model follows generation (`mask_processor`). Sampling with
+its per-step records, log-probs and decoding are the same for both kinds and live here.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable, Optional, Sequence
+
+import torch
+from transformers import GenerationConfig, LogitsProcessor, LogitsProcessorList
+
+from grue.policy.batch import PromptBatch, Rollout
+from grue.policy.masking import gather, sampling_log_probs
+
+
+def valid_actions(actions: torch.Tensor, eos_id: Optional[int]) -> torch.Tensor:
+    """1 up to and including the first EOS of each row, 0 after (generate pads finished rows)."""
+    if eos_id is None:
+        return torch.ones_like(actions, dtype=torch.float32)
+    is_eos = (actions == eos_id).long()
+    ended_before = is_eos.cumsum(-1) - is_eos
+    return (ended_before == 0).float()
+
+
+class LMPolicy:
+    is_seq2seq = False
+
+    def __init__(self, model: Any, tokenizer: Any, max_prompt_length: int, padding_side: str,
+                 truncation_side: str, device: str) -> None:
+        self.model = model
+        self.tokenizer = tokenizer
+        self.max_prompt_length = max_prompt_length
+        # The padding side is passed per call rather than set on the tokenizer: the tokenizer is also
+        # used by other code (perplexity pads seq2seq labels with it, and labels must pad right).
+        self.padding_side = padding_side
+        tokenizer.truncation_side = truncation_side
+        self.device = device
+
+    # -- the part each architecture defines ------------------------------------------------------
+    def encode(self, prompts: Sequence[str]) -> PromptBatch:
+        raise NotImplementedError
+
+    def _actions(self, sequences: torch.Tensor, prompts: PromptBatch) -> torch.Tensor:
+        """The generated tokens inside generate()'s `sequences`."""
+        raise NotImplementedError
+
+    def forward(self, model: Any, prompts: PromptBatch, actions: torch.Tensor, valid: torch.Tensor,
+                hidden: bool = False) -> tuple[Optional[torch.Tensor], Optional[torch.Tensor]]:
+        """Logits predicting each action [B, T, V] and last hidden states at the same states [B, T, H]."""
+        raise NotImplementedError
+
+    def value_trunk(self) -> torch.nn.Module:
+        """A fresh copy of the network a separate critic puts its head on (no vocabulary head)."""
+        raise NotImplementedError
+
+    def mask_processor(self, mask_model: Any, prompts: PromptBatch, top_p: float, min_tokens_to_keep: int,
+                       never_mask: Iterable[int]) -> LogitsProcessor:
+        """The NLPO mask for one generate() call over `prompts`, run by `mask_model`."""
+        raise NotImplementedError
+
+    # -- shared ----------------------------------------------------------------------------------
+    @property
+    def eos_id(self) -> Optional[int]:
+        return self.tokenizer.eos_token_id
+
+    @property
+    def hidden_size(self) -> int:
+        return self.model.config.hidden_size
+
+    def special_token_ids(self) -> list[int]:
+        return sorted({i for i in (self.tokenizer.eos_token_id, self.tokenizer.pad_token_id,
+                                   self.tokenizer.bos_token_id) if i is not None})
+
+    def decode(self, actions: torch.Tensor, valid: torch.Tensor) -> list[str]:
+        texts = []
+        for row, keep in zip(actions.tolist(), valid.tolist()):
+            ids = [t for t, k in zip(row, keep) if k and t != self.eos_id]
+            texts.append(self.tokenizer.decode(ids, skip_special_tokens=True))
+        return texts
+
+    def generation_config(self, gen: Any) -> GenerationConfig:
+        return GenerationConfig(
+            do_sample=gen.do_sample, top_k=gen.top_k if gen.do_sample else None, top_p=gen.top_p,
+            temperature=gen.temperature if gen.do_sample else None, num_beams=gen.num_beams,
+            length_penalty=gen.length_penalty, min_new_tokens=gen.min_new_tokens,
+            max_new_tokens=gen.max_new_tokens, pad_token_id=self.tokenizer.pad_token_id,
+            eos_token_id=self.eos_id, **self._generation_extras(),
+        )
+
+    def _generation_extras(self) -> dict[str, Any]:
+        return {}
+
+    @torch.no_grad()
+    def generate_text(self, prompts: PromptBatch, gen: Any) -> list[str]:
+        """Evaluation decoding (sampling or beam search); no per-step records."""
+        out = self.model.generate(input_ids=prompts.input_ids, attention_mask=prompts.attention_mask,
+                                  generation_config=self.generation_config(gen))
+        actions = self._actions(out, prompts)
+        return self.decode(actions, valid_actions(actions, self.eos_id))
+
+    @torch.no_grad()
+    def sample(self, prompts: PromptBatch, gen: Any, processors: Sequence[Any] = ()) -> Rollout:
+        """Sample episodes with a KV cache, recording what PPO needs at each step.
+
+        The processed scores are the exact sampling distribution (min length, NLPO mask, top-k,
+        temperature), so their finite entries are the action mask and their log-softmax the
+        behaviour log-prob; the raw logits give the unmasked log-prob the KL penalty uses.
+        """
+        out = self.model.generate(
+            input_ids=prompts.input_ids, attention_mask=prompts.attention_mask,
+            generation_config=self.generation_config(gen), logits_processor=LogitsProcessorList(list(processors)),
+            return_dict_in_generate=True, output_scores=True, output_logits=True,
+        )
+        actions = self._actions(out.sequences, prompts)
+        scores = torch.stack(out.scores, dim=1)          # [B, T, V] processed (already / temperature)
+        raw = torch.stack(out.logits, dim=1).float()     # [B, T, V] raw
+        action_mask = torch.isfinite(scores)
+        logp = gather(torch.log_softmax(scores.float(), -1), actions)
+        raw_logp = gather(torch.log_softmax(raw, -1), actions)
+        valid = valid_actions(actions, self.eos_id)
+        needs_mask = not bool(action_mask.all())
+        return Rollout(prompts, actions, valid, logp * valid, raw_logp * valid,
+                       action_mask if needs_mask else None, gen.temperature if gen.do_sample else 1.0)
+
+    def log_probs(self, model: Any, rollout: Rollout, hidden: bool = False):
+        """(sampling-distribution log-probs of the taken actions, their full log-softmax, hidden states)."""
+        logits, states = self.forward(model, rollout.prompts, rollout.actions, rollout.valid, hidden)
+        logp_all = sampling_log_probs(logits, rollout.action_mask, rollout.temperature)
+        return gather(logp_all, rollout.actions), logp_all, states
+
+    def raw_log_probs(self, model: Any, rollout: Rollout) -> torch.Tensor:
+        logits, _ = self.forward(model, rollout.prompts, rollout.actions, rollout.valid)
+        return gather(torch.log_softmax(logits.float(), -1), rollout.actions)
