@@ -102,3 +102,19 @@ def tiny_imdb_args(tiny_model_dirs, tmp_path):
             "ppo.rollout_batch_size=4", "ppo.batch_size=12", "ppo.learning_rate=1e-3", "eval.eval_every=2",
             "eval.save_every=1", "eval.batch_size=6", "supervised.batch_size=4", "supervised.epochs=1",
             "data.max_train=16", f"output_dir={tmp_path / 'runs'}", "threads=1"]
+
+
+@pytest.fixture
+def tiny_seq2seq_policy(tiny_tokenizer):
+    """A fresh trainable Seq2SeqPolicy around a 2-layer T5 (function scope: tests may train it);
+    prompts padded left and truncated right, as the paper's T5 tasks do."""
+    from transformers import T5Config, T5ForConditionalGeneration
+
+    from grue.policy.seq2seq import Seq2SeqPolicy
+
+    torch.manual_seed(0)
+    config = T5Config(vocab_size=len(tiny_tokenizer), d_model=32, d_kv=8, d_ff=64, num_layers=2,
+                      num_decoder_layers=2, num_heads=2, pad_token_id=0, eos_token_id=1,
+                      decoder_start_token_id=0, dropout_rate=0.0)
+    return Seq2SeqPolicy(T5ForConditionalGeneration(config).eval(), tiny_tokenizer, max_prompt_length=16,
+                         padding_side="left", truncation_side="right")

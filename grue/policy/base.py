@@ -110,11 +110,10 @@ class LMPolicy:
         temperature), so their finite entries are the action mask and their log-softmax the
         behaviour log-prob; the raw logits give the unmasked log-prob the KL penalty uses.
         """
-        out = self.model.generate(
-            input_ids=prompts.input_ids, attention_mask=prompts.attention_mask,
-            generation_config=self.generation_config(gen), logits_processor=LogitsProcessorList(list(processors)),
-            return_dict_in_generate=True, output_scores=True, output_logits=True,
-        )
+        config = self.generation_config(gen)
+        config.update(return_dict_in_generate=True, output_scores=True, output_logits=True)
+        out = self.model.generate(input_ids=prompts.input_ids, attention_mask=prompts.attention_mask,
+                                  generation_config=config, logits_processor=LogitsProcessorList(list(processors)))
         actions = self._actions(out.sequences, prompts)
         scores = torch.stack(out.scores, dim=1)          # [B, T, V] processed (already / temperature)
         raw = torch.stack(out.logits, dim=1).float()     # [B, T, V] raw
