@@ -118,3 +118,17 @@ def tiny_seq2seq_policy(tiny_tokenizer):
                       decoder_start_token_id=0, dropout_rate=0.0)
     return Seq2SeqPolicy(T5ForConditionalGeneration(config).eval(), tiny_tokenizer, max_prompt_length=16,
                          padding_side="left", truncation_side="right")
+
+
+@pytest.fixture(scope="session")
+def tiny_t5_dir(tmp_path_factory, tiny_tokenizer):
+    """A tiny T5 saved as a local Hugging Face directory, for whole runs with `model.kind=seq2seq`."""
+    from transformers import T5Config, T5ForConditionalGeneration
+
+    root = tmp_path_factory.mktemp("tiny_t5")
+    torch.manual_seed(0)
+    T5ForConditionalGeneration(T5Config(vocab_size=len(tiny_tokenizer), d_model=32, d_kv=8, d_ff=64, num_layers=2,
+                                        num_decoder_layers=2, num_heads=2, pad_token_id=0, eos_token_id=1,
+                                        decoder_start_token_id=0, dropout_rate=0.0)).save_pretrained(root)
+    tiny_tokenizer.save_pretrained(root)
+    return str(root)
