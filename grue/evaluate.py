@@ -17,6 +17,7 @@ def metric_context(cfg: Any, policy: Any, device: str) -> MetricContext:
         "perplexity_max_length": cfg.eval.perplexity_max_length,
         "sentiment_model": cfg.reward.model if cfg.task == "imdb" else None,
         "sentiment_batch_size": cfg.reward.batch_size,
+        **cfg.eval.metric_options,  # the task's per-profile metric settings (bertscore model, tokenizers...)
     }
     return MetricContext(device=device, policy=policy, options=options)
 

@@ -17,12 +17,17 @@ def hub_assets(cfg: Any) -> list[tuple[str, str]]:
     return [(kind, ref) for kind, ref in dict.fromkeys(refs) if ref and not is_packaged(ref) and not os.path.isdir(ref)]
 
 
+def resolve_config_dataset(cfg: Any, ref: str) -> Any:
+    """The dataset of a config, with its subset and revision (only that subset is fetched)."""
+    return resolve_dataset(ref, cfg.task, cfg.data.config, cfg.data.revision)
+
+
 def check_assets(cfg: Any) -> None:
     """Resolve (from the cache, or by downloading when online) each hub asset; raise one error for all."""
     missing = []
     for kind, ref in hub_assets(cfg):
         try:
-            resolve_model(ref, cfg.task) if kind == "model" else resolve_dataset(ref, cfg.task)
+            resolve_model(ref, cfg.task) if kind == "model" else resolve_config_dataset(cfg, ref)
         except AssetMissing:
             missing.append(f"{kind} {ref}")
     if missing:

@@ -19,6 +19,8 @@ from grue.policy.batch import position_ids
 
 def training_pairs(task: Any, train: Sequence[Sample]) -> list[tuple[str, str]]:
     keep = task.supervised_filter or (lambda s: True)
+    if task.supervised_all_references:
+        return [(s.prompt, ref) for s in train if keep(s) for ref in s.references]
     target = task.supervised_target or (lambda s: s.references[0])
     return [(s.prompt, target(s)) for s in train if keep(s)]
 

@@ -34,6 +34,8 @@ class TaskSpec:
     # Supervised training: which train samples to use and the target text for each.
     supervised_filter: Callable[[Sample], bool] | None = None
     supervised_target: Callable[[Sample], str] | None = None  # default: the first reference
+    # CommonGen: one training pair per reference (the paper trains on every (concept set, target) row).
+    supervised_all_references: bool = False
 
     @property
     def metrics(self) -> tuple[str, ...]:

@@ -4,12 +4,17 @@ Paper profile: the hub's DailyDialog data, the last five utterances joined with 
 prompt (a sample only once five previous utterances exist: 35k / 3k / 3k), GPT-2 (section B.9 and
 Table 33, not T5), top-k 20 sampling for every method. The reward mixes METEOR with whether a
 RoBERTa dialogue-act classifier gives the generation the reference's intent.
-No mini profile yet: it arrives with issue 3, together with the data loader.
+Mini profile: real dialogues from chatterbot-corpus (grue.data.mini_dialogues; mostly two turns, so one
+previous utterance suffices, and every answer the corpus gives to a context is a reference), the packaged
+SmolLM2-135M, METEOR as the reward (the intent classifier is a hub model, so intent accuracy is reported
+unavailable offline); CPU-sized and not comparable to the paper.
 """
+from grue.data.dailydialog import CONTEXT_SIZE, MINI_SOURCE, UTTERANCE_SEPARATOR  # noqa: F401
+from grue.data.dailydialog import load_dailydialog_splits
 from grue.task_spec import DIVERSITY_METRICS, TaskSpec
+from tasks import _mini
 
-CONTEXT_SIZE = 5             # section B.9: context window 5
-UTTERANCE_SEPARATOR = "<EOU>"  # section B.9; reference code ends the context with " <EOU>"
+_MINI_TOKENS = 20  # the reference code's generation length
 INTENT_CLASSIFIER = "rajkumarrrk/roberta-daily-dialog-intent-classifier"  # reference code
 
 # Table 32's METEOR / intent coefficients of the `meteor_intent` reward; no config key yet.
@@ -71,13 +76,24 @@ TASK = TaskSpec(
         # Table 32 has no supervised settings; these are the reference gpt2_supervised config's.
         "supervised": {"learning_rate": 1e-5, "epochs": 20, "batch_size": 32, "lr_scheduler": "constant",
                        "max_length": 128},
-        "eval": {"eval_every": 5, "save_every": 5},  # paper silent; the reference configs evaluate every 5 iterations
+        # paper silent; the reference configs evaluate every 5 iterations
+        "eval": {"eval_every": 5, "save_every": 5, "metric_options": {"intent_model": INTENT_CLASSIFIER}},
     },
     profiles={
         "paper": {
             # verify: the repository's main branch is a loading script; parquet is served by the hub's
             # automatic conversion (revision refs/convert/parquet).
-            "data": {"source": "li2017dailydialog/daily_dialog"},
+            "data": {"source": "li2017dailydialog/daily_dialog", "config": "default",
+                     "revision": "refs/convert/parquet"},
+        },
+        "mini": {
+            "model": {**_mini.MODEL, "max_prompt_length": 96},
+            "data": {"source": MINI_SOURCE, **_mini.SIZES},  # the prompt's closing " <EOU>" is the cue
+            "reward": {"name": "meteor", "model": None},
+            "rollout": {"do_sample": True, "top_k": 20, "min_new_tokens": 2, "max_new_tokens": _MINI_TOKENS},
+            "generation": {"do_sample": True, "top_k": 20, "min_new_tokens": 2, "max_new_tokens": _MINI_TOKENS},
+            "supervised": {**_mini.SUPERVISED, "max_length": 128},
+            "eval": {**_mini.EVAL, "metric_options": _mini.METRIC_OPTIONS},
         },
     },
     algos={
@@ -88,15 +104,13 @@ TASK = TaskSpec(
             "supervised_ppo": _SUP_RL,
             "supervised_nlpo": {**_SUP_RL, **_NLPO},
         },
+        "mini": _mini.algos(_MINI_TOKENS),
     },
     data_description={
         "paper": "hub DailyDialog (li2017dailydialog/daily_dialog): every utterance with at least five previous "
                  "ones, ~35k train / 3k validation / 3k test, with its dialogue act and emotion",
+        "mini": "real chatterbot-corpus dialogues (21 topics), every turn after the first with its context; "
+                "dialogue acts are a question-mark heuristic; seeded 80/10/10 split by opening line",
     },
-    not_runnable={
-        "paper": "the DailyDialog data loader arrives with issue 3 (the other six GRUE tasks); "
-                 "`grue config task=dailydialog` already shows the paper presets",
-        "mini": "DailyDialog has no mini profile yet: its chatterbot-corpus turns arrive with issue 3",
-    },
-    loader=None,
+    loader=load_dailydialog_splits,
 )

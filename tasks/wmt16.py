@@ -2,19 +2,26 @@
 
 Paper profile: the hub's WMT16 de-en parquet data translated en -> de, T5-base with its own task
 prefix `translate English to German: `, beam-search evaluation. IWSLT2017 en-de (which the
-reference code's configs use, and the paper also reports in Tables 30-31) is the alternative corpus.
-No mini profile yet: it arrives with issue 3, together with the data loader.
+reference code's configs use, and the paper also reports in Tables 30-31) is the alternative corpus:
+    grue run task=wmt16 data.source=IWSLT/iwslt2017 data.config=iwslt2017-en-de data.revision=refs/convert/parquet
+(the three values are grue.data.wmt16.IWSLT2017; verify: the hub's parquet conversion of IWSLT2017).
+Mini profile: SYNTHETIC English-German sentence pairs from a small grammar (grue.data.mini_translation;
+no parallel text installs offline), the packaged SmolLM2-135M with a zero-shot cue after the prompt, chrF
+as the reward; CPU-sized and not comparable to the paper.
 """
+from grue.data.wmt16 import IWSLT2017, MINI_SOURCE, PROMPT_PREFIX, load_wmt16_splits  # noqa: F401
 from grue.task_spec import DIVERSITY_METRICS, TaskSpec
+from tasks import _mini
 
-PROMPT_PREFIX = "translate English to German: "  # section B.8.3 prompts
-HUB_CONFIG = "de-en"                              # the dataset's language-pair directory; source en, target de
-# Issue 3: selectable by config. verify: parquet serving of the IWSLT2017 repository not confirmed.
-ALTERNATIVE_SOURCES = {"iwslt2017": ("IWSLT/iwslt2017", "iwslt2017-en-de")}
+HUB_CONFIG = "de-en"  # the dataset's language-pair directory (data.config); source en, target de
+ALTERNATIVE_SOURCES = {"iwslt2017": IWSLT2017}
 
 # Paper values with no config key yet.
 REWARD_OPTIONS = {"ter": "1 - TER/100"}  # reference code: the TER reward is 1 - TER (lower TER is better)
-METRIC_OPTIONS = {"bertscore": {"lang": "de"}, "sacrebleu": {"tokenize": "intl"}}  # reference code
+# Reference code: BERTScore with bert-score's German model, SacreBLEU with the intl tokenizer.
+METRIC_OPTIONS = {"bertscore_model": "bert-base-multilingual-cased", "bertscore_lang": "de",
+                  "sacrebleu_tokenize": "intl"}
+_MINI_TOKENS = 32  # the generated German sentences are about 19 tokens, 43 at most
 
 _PPO = {  # Table 29, shared by every RL column
     "total_steps": 256000,  # Table 29, both columns
@@ -71,7 +78,19 @@ TASK = TaskSpec(
     },
     profiles={
         "paper": {
-            "data": {"source": "wmt/wmt16"},  # parquet under the de-en config (HUB_CONFIG)
+            "data": {"source": "wmt/wmt16", "config": HUB_CONFIG},  # only the de-en subset is fetched
+            "eval": {"metric_options": METRIC_OPTIONS},
+        },
+        "mini": {
+            "model": {**_mini.MODEL, "max_prompt_length": 48},
+            "data": {"source": MINI_SOURCE, "prompt_suffix": "\nGerman:", **_mini.SIZES},
+            "reward": {"name": "chrf"},  # dense per sample; METEOR's WordNet is English
+            "rollout": {"do_sample": True, "top_k": 10, "min_new_tokens": 0, "max_new_tokens": _MINI_TOKENS},
+            # Greedy instead of 4-beam search: a quarter of the evaluation time on 2 cores.
+            "generation": {"do_sample": False, "num_beams": 1, "min_new_tokens": 0, "max_new_tokens": _MINI_TOKENS},
+            "supervised": {**_mini.SUPERVISED, "max_length": 80},
+            # The packaged BERTScore encoder is English MiniLM: German scores are only indicative.
+            "eval": {**_mini.EVAL, "metric_options": {**_mini.METRIC_OPTIONS, "sacrebleu_tokenize": "intl"}},
         },
     },
     algos={
@@ -83,15 +102,13 @@ TASK = TaskSpec(
             "supervised_ppo": _SUP_RL,
             "supervised_nlpo": {**_SUP_RL, **_NLPO},
         },
+        "mini": _mini.algos(_MINI_TOKENS),
     },
     data_description={
         "paper": "hub WMT16 de-en (wmt/wmt16 parquet), translated English -> German: news-commentary/Europarl/"
-                 "Common Crawl train, newstest2015 validation, newstest2016 test",
+                 "Common Crawl train, newstest2015 validation, newstest2016 test; IWSLT2017 en-de by config",
+        "mini": "SYNTHETIC English-German sentence pairs from a small grammar and lexicon "
+                "(grue.data.mini_translation), 400/100/100 generated per seed",
     },
-    not_runnable={
-        "paper": "the WMT16 data loader arrives with issue 3 (the other six GRUE tasks); "
-                 "`grue config task=wmt16` already shows the paper presets",
-        "mini": "WMT16 has no mini profile yet: its generated sentence pairs arrive with issue 3",
-    },
-    loader=None,
+    loader=load_wmt16_splits,
 )

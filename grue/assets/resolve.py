@@ -28,20 +28,22 @@ def is_packaged(ref: str) -> bool:
     return ref.startswith(PACKAGED_PREFIX)
 
 
-def _hub_snapshot(ref: str, repo_type: str, allow_patterns: list[str] | None, task: str | None) -> Path:
+def _hub_snapshot(ref: str, repo_type: str, allow_patterns: list[str] | None, task: str | None,
+                 revision: str | None = None) -> Path:
     from huggingface_hub import snapshot_download
 
     kind = "dataset" if repo_type == "dataset" else "model"
     cache_dir = os.environ.get("HF_HUB_CACHE")  # read per call: a job may point it at a pre-fetched cache
     try:  # the cache first: compute nodes are often offline on purpose
         return Path(snapshot_download(ref, repo_type=repo_type, allow_patterns=allow_patterns, cache_dir=cache_dir,
-                                      local_files_only=True))
+                                      revision=revision, local_files_only=True))
     except Exception:  # noqa: BLE001 - any cache miss falls through to the network attempt
         pass
     if os.environ.get("HF_HUB_OFFLINE", "0") not in ("0", "", "false", "False"):
         raise AssetMissing(ref, kind, "not in the hub cache and HF_HUB_OFFLINE is set", task)
     try:
-        return Path(snapshot_download(ref, repo_type=repo_type, allow_patterns=allow_patterns, cache_dir=cache_dir))
+        return Path(snapshot_download(ref, repo_type=repo_type, allow_patterns=allow_patterns, cache_dir=cache_dir,
+                                      revision=revision))
     except Exception as err:  # noqa: BLE001 - network, auth and not-found errors all mean "not here"
         reason = type(err).__name__
         raise AssetMissing(ref, kind, f"not cached and the hub could not be reached: {reason}", task) from None
@@ -62,15 +64,21 @@ def resolve_model(ref: str, task: str | None = None) -> str:
     return str(_hub_snapshot(ref, "model", None, task))
 
 
-def resolve_dataset(ref: str, task: str | None = None) -> Path:
-    """A directory of the dataset's parquet files (hub layout: `<config>/<split>-*.parquet`)."""
+def resolve_dataset(ref: str, task: str | None = None, subset: str | None = None,
+                    revision: str | None = None) -> Path:
+    """A directory of the dataset's parquet files (hub layout: `<config>/<split>-*.parquet`).
+
+    With `subset`, only that subset's directory is fetched (WMT16 has six language pairs; a task needs
+    one). `revision` reaches the hub's parquet conversion of script-based datasets (refs/convert/parquet).
+    """
     if is_packaged(ref):
         raise ValueError("packaged datasets are read by their task loader, not resolved to a directory")
     if os.path.isdir(ref):
         return Path(ref)
     if ref.startswith((".", "/", "~")):
         raise AssetMissing(ref, "dataset", "no such directory", task)
-    return _hub_snapshot(ref, "dataset", ["*.parquet", "**/*.parquet", "*.json", "**/*.json"], task)
+    patterns = [f"{subset}/*.parquet", f"{subset}/**/*.parquet"] if subset else ["*.parquet", "**/*.parquet"]
+    return _hub_snapshot(ref, "dataset", patterns + ["*.json", "**/*.json"], task, revision)
 
 
 def parquet_split_files(root: Path, split: str, subset: str | None = None) -> list[Path]:

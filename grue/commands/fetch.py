@@ -7,8 +7,8 @@ from grue.display import console
 
 
 def fetch_command(cfg: Any, fail: Callable[[str], None]) -> None:
-    from grue.assets import AssetMissing, resolve_dataset, resolve_model
-    from grue.preflight import hub_assets
+    from grue.assets import AssetMissing, resolve_model
+    from grue.preflight import hub_assets, resolve_config_dataset
 
     assets = hub_assets(cfg)
     if not assets:
@@ -17,7 +17,7 @@ def fetch_command(cfg: Any, fail: Callable[[str], None]) -> None:
     problems = []
     for kind, ref in assets:
         try:
-            path = resolve_model(ref, cfg.task) if kind == "model" else resolve_dataset(ref, cfg.task)
+            path = resolve_model(ref, cfg.task) if kind == "model" else resolve_config_dataset(cfg, ref)
             console.print(f"[green]fetched[/] {kind} {ref} -> {path}")
         except AssetMissing as err:
             problems.append(str(err).splitlines()[0])

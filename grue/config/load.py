@@ -40,6 +40,8 @@ def _all_keys(node: Any, prefix: str = "") -> list[str]:
 _SCHEMA_KEYS = _all_keys(OmegaConf.to_container(OmegaConf.structured(RunConfig)))
 # `reward=meteor` reads better than `reward.name=meteor`; the group keeps room for reward options.
 _SHORTHANDS = {"reward": "reward.name"}
+# Free-form groups: any key below them is accepted (e.g. eval.metric_options.sacrebleu_tokenize=intl).
+_OPEN_GROUPS = ("eval.metric_options.",)
 
 
 def parse_overrides(args: Iterable[str]) -> dict[str, str]:
@@ -51,7 +53,7 @@ def parse_overrides(args: Iterable[str]) -> dict[str, str]:
         key, value = arg.split("=", 1)
         key = key.strip().lstrip("+")
         key = _SHORTHANDS.get(key, key)
-        if key not in _SCHEMA_KEYS:
+        if key not in _SCHEMA_KEYS and not key.startswith(_OPEN_GROUPS):
             raise ConfigError(f"unknown config key {key!r}.{_closest(key, _SCHEMA_KEYS)}")
         out[key] = value
     return out

@@ -7,7 +7,7 @@ settings (grue_spec.md section 2 preamble); each task file overrides what its ta
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Optional
 
 
 @dataclass
@@ -42,6 +42,15 @@ class DataConfig:
     """Where the task's samples come from and how much of each split a run uses."""
 
     source: str = ""                  # dataset reference: hub id, local directory, or packaged:<name>
+    # The hub dataset's subset, i.e. its parquet directory ("3.0.0", "de-en", "iwslt2017-en-de"); only
+    # that subset is downloaded. None: the repository's single layout (data/ or <split>-*.parquet).
+    config: Optional[str] = None
+    # Hub revision to read. Repositories whose main branch is a loading script serve parquet from the
+    # hub's automatic conversion, "refs/convert/parquet". None: main.
+    revision: Optional[str] = None
+    # Text appended to every prompt: a causal LM needs a cue where its answer starts ("\nSummary:");
+    # the paper's T5 prompts (task prefixes) need none.
+    prompt_suffix: str = ""
     split_seed: int = 42              # fixed shuffle for the train/val split (reference code: 42)
     max_train: Optional[int] = None   # caps, mainly for the mini profile
     max_val: Optional[int] = None
@@ -111,6 +120,9 @@ class EvalConfig:
     save_every: int = 10              # iterations between checkpoints
     batch_size: int = 64
     metrics: list[str] = field(default_factory=list)
+    # Per-metric settings handed to the scorers (e.g. bertscore_model, sacrebleu_tokenize; each metric
+    # module documents its own). Task files set them per profile.
+    metric_options: dict[str, Any] = field(default_factory=dict)
     perplexity_stride: int = 512
     perplexity_max_length: int = 1024
 
