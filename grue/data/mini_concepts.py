@@ -16,7 +16,8 @@ from grue.data.splits import shuffled
 
 MIN_CONCEPTS, MAX_CONCEPTS = 3, 5
 MIN_WORDS, MAX_WORDS = 5, 16
-_WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
+_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+MAX_UNKNOWN = 0.2  # share of words outside lemminflect's English lexicon: more means another language
 
 # Function words and near-empty verbs/nouns: lemminflect lists some of them as nouns or verbs, but a
 # concept set made of them asks for nothing.
@@ -28,6 +29,7 @@ some each every both either neither few many much more most less least other ano
 be have do will would can could should may might must shall let get got make thing things way lot bit
 kind sort something nothing anything everything someone anyone everyone nobody now well back up down
 out off over under again once twice about above after before into onto upon with within without
+of and or but for at by from to in on as if because while though although despite like unlike than
 """.split())
 
 
@@ -50,6 +52,16 @@ def content_lemma(word: str) -> str | None:
     return None if lemma in STOP_LEMMAS or len(lemma) < 3 else lemma
 
 
+def is_english(words: list[str]) -> bool:
+    """The corpus has some Spanish snippets: ASCII words, nearly all known to the English lexicon."""
+    from lemminflect import getAllLemmas
+
+    if not all(w.isascii() for w in words):
+        return False
+    plain = [w.lower() for w in words if "'" not in w and "’" not in w and w.lower() not in STOP_LEMMAS]
+    return sum(not getAllLemmas(w) for w in plain) <= MAX_UNKNOWN * len(words)
+
+
 def concepts_of(sentence: str) -> list[str] | None:
     """The sentence's concept set (sorted, as in the paper's example), or None if it does not make one."""
     words = _WORD.findall(sentence)
@@ -57,10 +69,12 @@ def concepts_of(sentence: str) -> list[str] | None:
         return None
     if any(w[0].isupper() for w in words[1:] if w != "I"):  # proper names are not everyday concepts
         return None
+    if not is_english(words):
+        return None
     concepts: list[str] = []
     for word in words:
         word = word.lower()
-        if "'" in word or word in STOP_LEMMAS:
+        if "'" in word or "’" in word or word in STOP_LEMMAS:
             continue
         lemma = content_lemma(word)
         if lemma and lemma not in concepts:
