@@ -56,9 +56,10 @@ def test_grue_script_exits_2_without_traceback():
     assert "Traceback" not in proc.stderr and "unknown task" in proc.stderr
 
 
-def test_tasks_lists_all_seven_and_says_which_run():
+def test_tasks_lists_all_seven_as_runnable_with_their_data():
     result = runner.invoke(app, ["tasks"], env={"COLUMNS": "250"})
     assert result.exit_code == 0, result.output
     for name in ("imdb", "commongen", "cnn_dailymail", "totto", "wmt16", "narrativeqa", "dailydialog"):
         assert name in result.output
-    assert "yes" in result.output and "no:" in result.output
+    assert result.output.count(" yes ") == 14 and "no:" not in result.output  # 7 tasks x 2 profiles
+    assert "SYNTHETIC" in result.output and "chatterbot" in result.output  # says which data each profile uses
