@@ -4,6 +4,7 @@
     grue config task=imdb algo=nlpo              the fully resolved config
     grue run task=imdb algo=nlpo seed=0          train + evaluate one run (resumes when interrupted)
     grue eval task=imdb model=runs/<run>         evaluate any run directory or model reference
+    grue score task=imdb predictions=p.jsonl     score generations made elsewhere
     grue fetch task=imdb                         pre-download a task's models and data (hub access)
     grue leaderboard export format=md            tables from finished runs
     grue compare runs paper                      two result sets side by side, with significance
@@ -71,6 +72,14 @@ def evaluate(args: ArgList = PAIRS) -> None:
     from grue.commands.evaluate import eval_command
 
     eval_command(args or [], _fail)
+
+
+@app.command()
+def score(args: ArgList = PAIRS) -> None:
+    """Score generations made elsewhere: grue score task=imdb predictions=preds.jsonl [split=test] [metrics=a,b]."""
+    from grue.commands.score import score_command
+
+    score_command(args or [], _fail)
 
 
 @app.command()

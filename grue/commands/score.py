@@ -128,3 +128,37 @@ def score(task: str, predictions: Path, split: str, metrics: Sequence[str], out:
             {**row, "scores": {n: v.per_sample[i] for n, v in values.items() if v.per_sample is not None}}
             for i, row in enumerate(rows)])
     return doc
+
+
+def score_command(args: Sequence[str], fail: Any) -> None:
+    """`grue score task=<task> predictions=<file.jsonl> [split=test] [metrics=a,b] [out=file] [profile=...]`."""
+    from grue.commands.evaluate import _split_off
+    from grue.config import ConfigError, load_config
+    from grue.evaluate import metric_context
+    from tasks import get_task
+
+    predictions, rest = _split_off(args, "predictions")
+    split, rest = _split_off(rest, "split")
+    metrics, rest = _split_off(rest, "metrics")
+    out, rest = _split_off(rest, "out")
+    split = split or "test"
+    if not predictions or not Path(predictions).exists():
+        fail(f"grue score needs predictions=<existing JSONL file>, got {predictions!r}")
+    if split not in ("val", "test"):
+        fail(f"split={split!r} is not one of val, test")
+    try:
+        cfg = load_config([*rest, "algo=zero_shot"] + ([f"eval.metrics=[{metrics}]"] if metrics else []))
+    except ConfigError as err:
+        fail(str(err))
+    task = get_task(cfg.task)
+    samples = task.loader(cfg)[split] if task.runnable(cfg.profile) else None
+    hidden = split == "test" and task.test_references_hidden
+    target = Path(out) if out else Path(predictions).with_suffix(".results.json")
+    doc = score(cfg.task, Path(predictions), split, list(cfg.eval.metrics), target, samples=samples,
+                options=metric_context(cfg, None, "cpu").options, profile=cfg.profile,
+                split_source="validation" if hidden else None)
+    for name, value in sorted(doc["metrics"][split].items()):
+        print(f"{name:>16}  {value:.4f}")
+    for name, why in doc["metrics_unavailable"].items():
+        print(f"{name:>16}  unavailable: {why}")
+    print(f"wrote {target}")

@@ -91,3 +91,21 @@ def test_leaderboard_export_prints_mean_and_std_over_seeds(tiny_imdb_args, tmp_p
     text = export_tables([Path(runs)], tmp_path / "board", ("md", "csv", "json"))
     assert "Zero-Shot" in text and "| 2 |" in text and "±" in text  # two seeds aggregated
     assert (tmp_path / "board").exists()
+
+
+def test_grue_score_of_a_runs_predictions_reproduces_its_metrics(tiny_imdb_args, tmp_path):
+    from typer.testing import CliRunner
+
+    from cli import app
+
+    path = run([*tiny_imdb_args, "algo=zero_shot"])
+    trained = json.loads((path / "results.json").read_text())["metrics"]["val"]
+    task_args = [a for a in tiny_imdb_args if a.split("=")[0] in ("task", "profile", "reward.model", "data.max_val")]
+    out = tmp_path / "scored.json"
+    result = CliRunner().invoke(app, ["score", *task_args, f"predictions={path / 'predictions' / 'val.jsonl'}",
+                                      "split=val", f"out={out}"])
+    assert result.exit_code == 0, result.output
+    scored = json.loads(out.read_text())
+    assert "perplexity" in scored["metrics_unavailable"]  # needs the model, which a submission lacks
+    expected = {k: v for k, v in trained.items() if k != "perplexity"}
+    assert scored["metrics"]["val"] == pytest.approx(expected)
