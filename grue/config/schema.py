@@ -111,7 +111,7 @@ class SupervisedConfig:
     lr_scheduler: str = "constant"    # constant | cosine | constant_with_warmup
     warmup_ratio: float = 0.0
     weight_decay: float = 0.0
-    max_length: int = 64              # tokens of prompt+target seen in training
+    max_length: int = 64              # causal: tokens of prompt+target; seq2seq: tokens of the target
 
 
 @dataclass
