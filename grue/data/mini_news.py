@@ -96,9 +96,10 @@ def _study(rng: random.Random) -> tuple[list[str], list[str]]:
 
 def _council(rng: random.Random) -> tuple[list[str], list[str]]:
     city, place, leader = rng.choice(CITIES), rng.choice(FACILITIES), _name(rng)
-    cost, votes_for, votes_against, year = rng.randint(3, 80), rng.randint(20, 40), rng.randint(2, 19), rng.randint(2026, 2031)
+    cost, year = rng.randint(3, 80), rng.randint(2026, 2031)
+    votes_for, votes_against = rng.randint(20, 40), rng.randint(2, 19)
     article = [f"{city} council has approved plans for a new {place} costing {cost} million pounds.",
-               f"Councillors voted {votes_for} to {votes_against} in favour at a meeting on {rng.choice(DAYS)} evening.",
+               f"Councillors voted {votes_for} to {votes_against} in favour on {rng.choice(DAYS)} evening.",
                f"Council leader {leader} said the {place} would open in {year}.",
                "Opponents argued that the money should be spent on repairing roads instead.",
                f"The old {place} closed three years ago after the roof was found to be unsafe.",

@@ -71,7 +71,8 @@ def _filmography(rng: random.Random) -> tuple[str, str, list, list, list[str]]:
                       cell(rng.choice(["", "Debut", "Also producer", "Voice role"]))])
     k = rng.randrange(4) + 1
     year, film, role = (table[k][i]["value"] for i in range(3))
-    sentences = [f"In {year}, {actor} played {role} in {film}.", f"{actor} appeared as {role} in the {year} film {film}."]
+    sentences = [f"In {year}, {actor} played {role} in {film}.",
+                 f"{actor} appeared as {role} in the {year} film {film}."]
     return actor, "Filmography", table, [[k, 0], [k, 1], [k, 2]], sentences
 
 

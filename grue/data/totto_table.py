@@ -48,7 +48,8 @@ def _value(cell: Cell) -> str:
     return " ".join(str(cell.get("value") or "").split())
 
 
-def highlighted_subtable(table: Sequence[Sequence[Cell]], highlighted: Sequence[Sequence[int]]) -> list[HighlightedCell]:
+def highlighted_subtable(table: Sequence[Sequence[Cell]],
+                         highlighted: Sequence[Sequence[int]]) -> list[HighlightedCell]:
     """The highlighted cells in the dataset's order, each with its heuristic headers."""
     spans = column_intervals(table)
     out = []

@@ -22,7 +22,8 @@ SOURCE_LANG, TARGET_LANG = "en", "de"
 COLUMNS = ("translation",)
 SPLITS = {"train": "train", "val": "validation", "test": "test"}
 MINI_SOURCE = "packaged:synthetic-en-de"
-IWSLT2017 = {"data.source": "IWSLT/iwslt2017", "data.config": "iwslt2017-en-de", "data.revision": "refs/convert/parquet"}
+IWSLT2017 = {"data.source": "IWSLT/iwslt2017", "data.config": "iwslt2017-en-de",
+             "data.revision": "refs/convert/parquet"}
 
 
 def translation_samples(rows: Iterable[Row], split: str) -> list[Sample]:
