@@ -11,12 +11,17 @@ from grue.policy.batch import Rollout
 
 
 class ValueHead(nn.Module):
-    """Maps a hidden state to a scalar; newly initialised as in the paper (bias-free like the reference)."""
+    """Maps a hidden state to a scalar; newly initialised as in the paper (bias-free like the reference).
+
+    The weights start 100x smaller than a default layer's: LM hidden states have norms of ~40
+    (SmolLM2), so a default random head predicts values of +-2 for rewards in [0, 1], and that noise
+    swamps the advantages until the critic catches up at the policy's small learning rate.
+    """
 
     def __init__(self, hidden_size: int) -> None:
         super().__init__()
         self.linear = nn.Linear(hidden_size, 1, bias=False)
-        nn.init.normal_(self.linear.weight, std=1.0 / (hidden_size + 1) ** 0.5)
+        nn.init.normal_(self.linear.weight, std=0.01 / hidden_size ** 0.5)
 
     def forward(self, states: torch.Tensor) -> torch.Tensor:
         return self.linear(states.float()).squeeze(-1)
