@@ -1,15 +1,47 @@
-"""Before a run starts: every hub model and dataset it needs must be reachable; all problems at once."""
+"""Before a run or a sweep starts: everything it will need is checked, and all problems are listed at once.
+
+A GPU job that dies after an hour because the reward's classifier was never downloaded wastes the
+hour; a sweep that finds its problems one cell at a time wastes a day. So preflight checks models
+(policy, supervised warm start, reward classifier), the dataset, the task's data on this profile,
+every metric of the task and the reward's metrics, and reports them together:
+- a model, dataset or reward that cannot be had is an error (nothing starts);
+- an evaluation metric that cannot be computed here is a warning (the run reports it as unavailable,
+  never as zero), except when the reward needs it: then it is an error.
+"""
 from __future__ import annotations
 
-from typing import Any
+import os
+from dataclasses import dataclass, field
+from typing import Any, Iterable
 
 from grue.assets import AssetMissing, resolve_dataset, resolve_model
+
+RL_ALGOS = ("ppo", "nlpo", "supervised_ppo", "supervised_nlpo")
+# Scored under the policy being trained: available whenever the policy loads, which the model check covers.
+_NEEDS_POLICY = ("perplexity",)
+_WAYS_OUT = ("Ways out: fetch hub assets with `grue fetch task=<task>` on a machine with hub access and copy the "
+             "hub cache here; point the config at local copies (model.policy=/dir, data.source=/dir, "
+             "reward.model=/dir); or use the packaged CPU-sized assets with profile=mini.")
+
+
+class PreflightError(AssetMissing):
+    """Every problem preflight found, one per line; `grue run` prints it and exits with code 2."""
+
+    def __init__(self, problems: list[str]) -> None:  # noqa: D107 - AssetMissing's message is per asset
+        lines = "\n".join(f"  - {p}" for p in problems)
+        RuntimeError.__init__(self, f"preflight found {len(problems)} problem(s); nothing was started:\n{lines}\n"
+                                    f"{_WAYS_OUT}")
+        self.ref, self.problems = "", problems
+
+
+@dataclass
+class Report:
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
 
 def hub_assets(cfg: Any) -> list[tuple[str, str]]:
     """(kind, reference) pairs of a config that live on the hub (packaged and local ones need nothing)."""
-    import os
-
     from grue.assets.resolve import is_packaged
 
     refs = [("model", cfg.model.policy), ("model", cfg.model.supervised_init), ("model", cfg.reward.model),
@@ -22,14 +54,102 @@ def resolve_config_dataset(cfg: Any, ref: str) -> Any:
     return resolve_dataset(ref, cfg.task, cfg.data.config, cfg.data.revision)
 
 
-def check_assets(cfg: Any) -> None:
-    """Resolve (from the cache, or by downloading when online) each hub asset; raise one error for all."""
-    missing = []
-    for kind, ref in hub_assets(cfg):
+def _first_line(err: BaseException) -> str:
+    return str(err).splitlines()[0] if str(err) else type(err).__name__
+
+
+def _missing(kind: str, ref: str, err: AssetMissing) -> str:
+    """`kind ref: why` from AssetMissing's first line ("... is not available on this machine (why).")."""
+    line = _first_line(err)
+    why = line[line.find("(") + 1:line.rfind(")")] if "(" in line else line
+    return f"{kind} {ref} is not available here: {why}"
+
+
+def _check_assets(cfg: Any, report: Report) -> None:
+    from grue.assets.resolve import is_packaged
+
+    models = dict.fromkeys(r for r in (cfg.model.policy, cfg.model.supervised_init, cfg.reward.model) if r)
+    for ref in models:
+        if is_packaged(ref):
+            continue  # installed with the package; its loader reports a missing package clearly
         try:
-            resolve_model(ref, cfg.task) if kind == "model" else resolve_config_dataset(cfg, ref)
-        except AssetMissing:
-            missing.append(f"{kind} {ref}")
-    if missing:
-        raise AssetMissing("; ".join(missing), "hub assets", "not in the hub cache and the hub is unreachable",
-                           cfg.task)
+            resolve_model(ref, cfg.task)
+        except AssetMissing as err:
+            report.errors.append(_missing("model", ref, err))
+    source = cfg.data.source
+    if source and not is_packaged(source):
+        try:
+            resolve_config_dataset(cfg, source)
+        except AssetMissing as err:
+            report.errors.append(_missing("dataset", source, err))
+
+
+def reward_metrics(name: str) -> list[str]:
+    """The metrics a reward is made of: a composite's parts, the metric of the same name, or none (a
+    reward registered by other code is checked when it is built)."""
+    from grue.results import METRIC_NAMES
+    from grue.rewards.metric_reward import COMPOSITES
+
+    if name in COMPOSITES:
+        return list(COMPOSITES[name])
+    return [name] if name in METRIC_NAMES else []
+
+
+def _check_metrics(cfg: Any, report: Report, device: str) -> None:
+    from grue.evaluate import metric_context
+    from grue.metrics.registry import build_scorers
+
+    needs_reward = cfg.algo in RL_ALGOS
+    reward_parts = reward_metrics(cfg.reward.name) if needs_reward else []
+    wanted = [m for m in dict.fromkeys([*cfg.eval.metrics, *reward_parts]) if m not in _NEEDS_POLICY]
+    ctx = metric_context(cfg, None, device)
+    if "sentiment" in reward_parts:
+        ctx.options["sentiment_model"] = cfg.reward.model
+    try:
+        unavailable = build_scorers(wanted, ctx).unavailable
+    except Exception:  # noqa: BLE001 - one scorer crashed while loading: find which, one metric at a time
+        unavailable = {}
+        for metric in wanted:
+            try:
+                unavailable.update(build_scorers([metric], ctx).unavailable)
+            except Exception as err:  # noqa: BLE001 - as unavailable as a missing one
+                unavailable[metric] = _first_line(err)
+    for metric, why in unavailable.items():
+        why = why.splitlines()[0] if why else "unavailable"
+        if metric in reward_parts:
+            report.errors.append(f"reward {cfg.reward.name!r} needs metric {metric!r}, which is unavailable: {why}")
+        else:
+            report.warnings.append(f"metric {metric} unavailable: {why} (the run reports it as unavailable)")
+
+
+def preflight(cfg: Any, device: str | None = None, metrics: bool = True) -> Report:
+    """Check one config; `device` is where metric models are loaded (a sweep checks on the CPU)."""
+    from grue.runtime import device_of
+    from tasks import get_task
+
+    report = Report()
+    task = get_task(cfg.task)
+    if not task.runnable(cfg.profile):
+        report.errors.append(f"task {cfg.task}: {task.why_not_runnable(cfg.profile)}")
+    _check_assets(cfg, report)
+    if metrics:
+        _check_metrics(cfg, report, device or device_of(cfg))
+    return report
+
+
+def check_all(cfgs: Iterable[Any], device: str | None = None) -> list[str]:
+    """Preflight many configs (a sweep's cells); raise one PreflightError for all; return the warnings."""
+    errors: list[str] = []
+    warnings: list[str] = []
+    for cfg in cfgs:
+        report = preflight(cfg, device)
+        errors.extend(e for e in report.errors if e not in errors)
+        warnings.extend(w for w in report.warnings if w not in warnings)
+    if errors:
+        raise PreflightError(errors)
+    return warnings
+
+
+def check_assets(cfg: Any) -> None:
+    """The check `grue run` makes before anything is written or trained (raises PreflightError)."""
+    check_all([cfg])

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from grue.io import atomic_write_json, atomic_write_text, read_jsonl
+from grue.lock import RunLock
 from grue.results import validate_results
 
 
@@ -33,10 +34,26 @@ class RunDir:
     def complete(self) -> bool:
         if not self.results.exists():
             return False
-        try:
-            return not validate_results(json.loads(self.results.read_text()))
-        except json.JSONDecodeError:
+        try:  # cut short, not UTF-8, unreadable: all mean "not complete" (ValueError covers the first two)
+            return not validate_results(json.loads(self.results.read_text(encoding="utf-8")))
+        except (ValueError, OSError):
             return False
+
+    def lock(self) -> RunLock:
+        """The per-run lock (grue.lock); a run holds it from before it checks `complete` until it ends."""
+        return RunLock(self.path / ".lock")
+
+    def status(self) -> dict:
+        """run.json: running, complete, failed (with its error) or interrupted; {} when never started."""
+        try:
+            return json.loads((self.path / "run.json").read_text(encoding="utf-8"))
+        except (ValueError, OSError):
+            return {}
+
+    def fail(self, error: str, status: str = "failed") -> None:
+        """Record why a run stopped, for `grue sweep` and for the user who finds the directory later."""
+        if self.path.exists():
+            atomic_write_json(self.path / "run.json", {"status": status, "error": error, "updated": time.time()})
 
     def start(self, config_yaml: str, config_hash: str) -> None:
         self.path.mkdir(parents=True, exist_ok=True)

@@ -8,12 +8,13 @@ from typing import Any, Sequence
 import torch
 from omegaconf import DictConfig
 
-from grue.checkpoint import load_latest, save_checkpoint
+from grue.checkpoint import latest_step, load_latest, save_checkpoint
 from grue.config import config_hash, load_config, to_yaml
 from grue.display import console, progress_bar, rl_status
 from grue.evaluate import build_task_scorers, evaluate_split
 from grue.io import append_jsonl, atomic_write_jsonl, read_jsonl
 from grue.results_writer import results_document
+from grue.rl.trainer import NonFiniteError
 from grue.run_dir import RunDir
 from grue.runtime import configure_threads, device_of, seed_everything
 
@@ -39,13 +40,46 @@ class Run:
 
     # -- entry -------------------------------------------------------------------------------------
     def execute(self) -> Path:
-        cfg = self.cfg
-        if self.dir.complete():
-            console.print(f"[grue] {self.dir.path} is already complete; reusing its results")
+        """Reuse a complete run; otherwise preflight, take the run's lock, and train/resume under it.
+
+        A failure is recorded in run.json (status and error) before it propagates, so a sweep, or a
+        user finding the directory later, knows why the run stopped.
+        """
+        if self._reuse():
             return self.dir.path
         from grue.preflight import check_assets
 
-        check_assets(cfg)  # before anything is written or trained
+        check_assets(self.cfg)  # before anything is written or trained
+        lock = self.dir.lock()
+        lock.acquire(on_wait=lambda why: console.print(f"[yellow]\\[grue] {why}; waiting for it to finish[/]",
+                                                         soft_wrap=True))
+        try:
+            if self._reuse():  # the other writer may just have finished this very run
+                return self.dir.path
+            return self._execute()
+        except NonFiniteError as err:
+            kept = latest_step(self.dir.checkpoints)
+            where = f"the last good checkpoint is kept: {kept}" if kept else "no checkpoint had been written yet"
+            message = f"{err}; the run stopped and {where}"
+            self.dir.fail(message)
+            raise NonFiniteError(message, err.iteration, err.quantity) from None
+        except KeyboardInterrupt:
+            self.dir.fail("interrupted; run the same command again to resume", status="interrupted")
+            raise
+        except Exception as err:
+            self.dir.fail(f"{type(err).__name__}: {err}")
+            raise
+        finally:
+            lock.release()
+
+    def _reuse(self) -> bool:
+        if self.dir.complete():
+            console.print(f"\\[grue] {self.dir.path} is already complete; reusing its results")
+            return True
+        return False
+
+    def _execute(self) -> Path:
+        cfg = self.cfg
         self.dir.start(to_yaml(cfg), self.hash)
         if self.accelerator.log_with:  # TensorBoard through accelerate's trackers, when it is installed
             self.accelerator.init_trackers("tensorboard")
@@ -63,7 +97,7 @@ class Run:
         policy = load_policy(cfg, init_ref, self.device)
         scorers = build_task_scorers(cfg, policy, self.device)
         for name, why in scorers.unavailable.items():
-            console.print(f"[yellow][grue] metric {name} unavailable: {why}[/]")
+            console.print(f"[yellow]\\[grue] metric {name} unavailable: {why}[/]")
         if cfg.algo == "supervised":
             self._train_supervised(task, policy, splits)
         elif cfg.algo in RL_ALGOS:
@@ -104,7 +138,7 @@ class Run:
         state = load_latest(self.dir.checkpoints)
         if state:
             trainer.load_state_dict(state)
-            console.print(f"[grue] resumed supervised training after epoch {trainer.epoch}")
+            console.print(f"\\[grue] resumed supervised training after epoch {trainer.epoch}")
         while trainer.epoch < cfg.supervised.epochs:
             with progress_bar(f"supervised epoch {trainer.epoch + 1}/{cfg.supervised.epochs}",
                               trainer.steps_per_epoch) as bar:
@@ -129,7 +163,7 @@ class Run:
         if state:
             trainer.load_state_dict(state)
             self.dir.truncate_logs(trainer.iteration)
-            console.print(f"[grue] resumed at iteration {trainer.iteration}/{trainer.n_iters}")
+            console.print(f"\\[grue] resumed at iteration {trainer.iteration}/{trainer.n_iters}")
         last_val = next((r["metrics"] for r in reversed(read_jsonl(self.dir.eval_log)) if r["split"] == "val"), None)
         with progress_bar(f"{cfg.algo} {cfg.task}", trainer.n_iters, trainer.iteration) as bar:
             while trainer.iteration < trainer.n_iters:

@@ -20,13 +20,18 @@ from grue.rl.rollout import Experience, collect, episodes_per_iteration
 
 
 class NonFiniteError(RuntimeError):
-    """A loss, reward or KL became NaN or infinite; the run stops and keeps its last good checkpoint."""
+    """A loss, reward, KL or gradient became NaN or infinite; the run stops and keeps its last good checkpoint."""
+
+    def __init__(self, message: str, iteration: int = 0, quantity: str = "") -> None:
+        super().__init__(message)
+        self.iteration, self.quantity = iteration, quantity
 
 
 def _check_finite(iteration: int, **values: float) -> None:
+    """`iteration` is the 1-based number of the iteration being computed, as in logs/train.jsonl."""
     for name, value in values.items():
         if not math.isfinite(value):
-            raise NonFiniteError(f"iteration {iteration}: {name} is {value}; stopping (last good checkpoint kept)")
+            raise NonFiniteError(f"iteration {iteration}: {name.replace('_', ' ')} is {value}", iteration, name)
 
 
 def build_optimizer(modules: Sequence[torch.nn.Module], lr: float, weight_decay: float) -> torch.optim.AdamW:
@@ -93,11 +98,13 @@ class RLTrainer:
                 values = self.value.values(self.policy, mb.rollout, states)
                 losses = ppo_loss(new_logp, mb.rollout.logp, mb.advantages, values, mb.returns, entropy(logp_all),
                                   mb.rollout.valid, cfg.clip_range, cfg.vf_coef, cfg.ent_coef)
-                _check_finite(self.iteration, loss=losses.total.item())
+                _check_finite(self.iteration + 1, PPO_loss=losses.total.item())
                 self.optimizer.zero_grad(set_to_none=True)
                 self.accelerator.backward(losses.total)
                 params = [p for g in self.optimizer.param_groups for p in g["params"]]
-                self.accelerator.clip_grad_norm_(params, cfg.max_grad_norm)
+                grad_norm = self.accelerator.clip_grad_norm_(params, cfg.max_grad_norm)
+                if grad_norm is not None:  # None under DeepSpeed, which clips inside its own step
+                    _check_finite(self.iteration + 1, gradient_norm=float(grad_norm))
                 self.optimizer.step()
                 steps += 1
                 for key in ("total", "policy", "value", "entropy", "approx_kl", "clip_fraction"):
@@ -111,7 +118,7 @@ class RLTrainer:
         rollout_s = time.perf_counter() - start
         mean_kl = masked_mean(exp.kl, exp.rollout.valid).item()
         reward_mean = exp.task_reward.mean().item()
-        _check_finite(self.iteration, reward=reward_mean, kl=mean_kl)
+        _check_finite(self.iteration + 1, mean_reward=reward_mean, mean_KL=mean_kl)
         beta_used = self.kl_ctl.value
         stats = self.update(exp)
         self.kl_ctl.update(mean_kl)
