@@ -80,9 +80,9 @@ TASK = TaskSpec(
     },
     profiles={
         "paper": {
-            # verify: the official ToTTo release on the hub; parquet serving not confirmed (GEM/totto
-            # is a loading script with GEM's own linearisation).
-            # The repository's main branch is a loading script; parquet comes from the hub's conversion.
+            # verify: the official ToTTo release on the hub; its main branch is a loading script, so parquet
+            # comes from the hub's automatic conversion (GEM/totto is another script, with GEM's own
+            # linearisation).
             "data": {"source": "google-research-datasets/totto", "config": "default",
                      "revision": "refs/convert/parquet"},
         },
