@@ -8,6 +8,7 @@
     grue fetch task=imdb                         pre-download a task's models and data (hub access)
     grue leaderboard export format=md            tables from finished runs
     grue compare runs paper                      two result sets side by side, with significance
+    grue sweep task=imdb algo=ppo,nlpo seed=0,1  a grid of runs: resumable, per-cell logs, board at the end
     grue demo                                    the mini IMDB demo `make demo` runs
 """
 from __future__ import annotations
@@ -101,9 +102,11 @@ def demo(args: ArgList = PAIRS) -> None:
 def _mount_subapps() -> None:
     from grue.commands.compare import compare
     from grue.commands.leaderboard import leaderboard_app
+    from grue.commands.sweep import sweep
 
     app.add_typer(leaderboard_app, name="leaderboard")
     app.command("compare")(compare)
+    app.command("sweep")(sweep)
 
 
 _mount_subapps()

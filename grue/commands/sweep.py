@@ -1,0 +1,84 @@
+"""`grue sweep`: a grid of runs, resumable, with per-cell logs and the leaderboard at the end.
+
+    grue sweep task=imdb,commongen algo=ppo,nlpo seed=0,1,2 reward=meteor,rouge1 profile=mini
+    grue sweep task=all algo=all seed=0,1,2,3,4 --dry-run
+    grue sweep ... --jobs 4 --devices 0,1,2,3          local, four cells at a time, one GPU each
+    grue sweep ... --launcher slurm --slurm-partition gpu --gpus-per-node 1 --timeout-min 720
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+from grue.display import console
+
+LAUNCHERS = ("local", "slurm", "submitit-local")
+
+
+def sweep(
+    args: Optional[list[str]] = typer.Argument(None, help="key=value or key=a,b,c (task=all and algo=all too)"),
+    dry_run: bool = typer.Option(False, "--dry-run", help="List the cells and what is already done; run nothing."),
+    retry_failed: bool = typer.Option(False, "--retry-failed", help="Run failed cells again."),
+    jobs: int = typer.Option(1, "--jobs", "-j", help="Cells at once (local), or SLURM array parallelism."),
+    launcher: str = typer.Option("local", "--launcher", help="local | slurm | submitit-local"),
+    devices: str = typer.Option("", "--devices", help="GPUs for local jobs, one per running cell: 0,1,2,3"),
+    slurm_partition: Optional[str] = typer.Option(None, "--slurm-partition"),
+    gpus_per_node: Optional[int] = typer.Option(None, "--gpus-per-node"),
+    cpus_per_task: Optional[int] = typer.Option(None, "--cpus-per-task"),
+    mem_gb: Optional[int] = typer.Option(None, "--mem-gb"),
+    timeout_min: int = typer.Option(24 * 60, "--timeout-min", help="SLURM time limit per cell."),
+    export: bool = typer.Option(True, "--export/--no-export", help="Write the sweep's leaderboard at the end."),
+) -> None:
+    """Run a grid of `grue run` cells; the same command again skips done cells and resumes the rest."""
+    from grue.preflight import PreflightError
+    from grue.sweep.grid import SweepError
+    from grue.sweep.orchestrate import describe, execute, plan, preflight_cells
+    from grue.sweep.orchestrate import export as export_board
+
+    def fail(message: str) -> None:
+        typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
+        raise typer.Exit(code=2)
+
+    if launcher not in LAUNCHERS:
+        fail(f"unknown launcher {launcher!r}; one of {', '.join(LAUNCHERS)}")
+    try:
+        grid = plan(args or [])
+    except (SweepError, ValueError) as err:
+        fail(str(err))
+    for line in describe(grid, retry_failed):
+        typer.echo(line)
+    if dry_run:
+        return
+    todo = grid.todo(retry_failed)
+    try:
+        for warning in preflight_cells(todo):
+            console.print(f"[yellow]\\[sweep] warning: {warning}[/]", soft_wrap=True)
+    except PreflightError as err:
+        fail(str(err))
+    runner = _launcher(launcher, grid.books.root, jobs, devices, slurm_partition, gpus_per_node, cpus_per_task,
+                       mem_gb, timeout_min)
+    outcome = execute(grid, runner, retry_failed, typer.echo)
+    failed = [c for c in grid.cells if outcome.get(c.hash, grid.states[c.hash].status) != "complete"]
+    if export:
+        out, text = export_board(grid)
+        typer.echo(text)
+        typer.echo(f"[sweep] leaderboard of this sweep written to {out}")
+    if failed:
+        typer.echo(f"[sweep] {len(failed)} of {len(grid.cells)} cell(s) not complete; their errors are above, their "
+                   f"logs in {grid.books.root / 'logs'}; `--retry-failed` runs failed ones again", err=True)
+        raise typer.Exit(code=1)
+
+
+def _launcher(kind: str, root, jobs: int, devices: str, partition, gpus, cpus, mem_gb, timeout_min):
+    from grue.sweep.launch import LocalLauncher, SubmititLauncher
+
+    if kind == "local":
+        return LocalLauncher(jobs, [d for d in devices.split(",") if d.strip()])
+    cluster = "slurm" if kind == "slurm" else "local"
+    params = {"timeout_min": timeout_min, "slurm_partition": partition, "gpus_per_node": gpus,
+              "cpus_per_task": cpus, "mem_gb": mem_gb, "name": "grue"}
+    if cluster == "local":  # submitit's local executor takes the generic parameters only
+        params = {"timeout_min": timeout_min, "gpus_per_node": gpus, "cpus_per_task": cpus, "mem_gb": mem_gb}
+    threads = (cpus or 1) if cluster == "local" else cpus  # local jobs share this machine's cores
+    return SubmititLauncher(root / "submitit", cluster, jobs, threads=threads, **params)

@@ -1,0 +1,102 @@
+"""Expand `key=a,b,c` arguments into the cells of a sweep, each one `grue run` keyed by its config hash.
+
+    grue sweep task=imdb,commongen algo=ppo,nlpo seed=0,1,2 reward=meteor,rouge1
+
+Any key may hold a comma list; `task=all` and `algo=all` name every task and algorithm. Commas inside
+brackets (`eval.metrics=[meteor,rouge1]`) are a list value, not a sweep. A reward only matters to the
+RL algorithms, so a Zero-shot or Supervised cell drops it and the cells that only differed by it
+collapse into one (the same run would otherwise be trained twice and counted twice).
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from grue.config import config_hash, load_config
+from grue.config.load import parse_overrides
+from grue.results import ALGOS
+
+RL_ALGOS = ("ppo", "nlpo", "supervised_ppo", "supervised_nlpo")
+_REWARD_KEYS = ("reward", "reward.name")
+# Where a sweep writes must be one place: the sweep's bookkeeping lives under it.
+_NOT_SWEPT = ("output_dir",)
+
+
+class SweepError(ValueError):
+    """A sweep argument that cannot be expanded (the CLI prints it and exits with code 2)."""
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One run of the sweep: its `grue run` arguments, resolved config and config hash."""
+
+    args: tuple[str, ...]
+    cfg: Any
+    hash: str
+
+    @property
+    def key(self) -> str:
+        return self.hash[:12]
+
+    @property
+    def label(self) -> str:
+        reward = f" reward={self.cfg.reward.name}" if self.cfg.algo in RL_ALGOS else ""
+        return f"{self.cfg.task} {self.cfg.algo} seed={self.cfg.seed}{reward} ({self.cfg.profile})"
+
+
+def split_values(value: str) -> list[str]:
+    """`a,b,c` -> [a, b, c]; commas inside [] or {} belong to one value."""
+    out, depth, current = [], 0, ""
+    for char in value:
+        depth += char in "[{"
+        depth -= char in "]}"
+        if char == "," and depth == 0:
+            out.append(current)
+            current = ""
+        else:
+            current += char
+    out.append(current)
+    return [v.strip() for v in out if v.strip()]
+
+
+def _choices(key: str, value: str) -> list[str]:
+    from tasks import task_names
+
+    values = split_values(value)
+    if key == "task" and values == ["all"]:
+        return list(task_names())
+    if key == "algo" and values == ["all"]:
+        return list(ALGOS)
+    if len(values) > 1 and key in _NOT_SWEPT:
+        raise SweepError(f"{key} cannot be swept: a sweep writes into one runs directory")
+    if not values:
+        raise SweepError(f"{key}= has no value")
+    return values
+
+
+def axes(args: Sequence[str]) -> list[tuple[str, list[str]]]:
+    """(key as written, values) per argument, in order; keys are checked against the schema first."""
+    out = []
+    for arg in args:
+        parse_overrides([arg])  # unknown keys and non key=value arguments are refused by the config's own check
+        key, value = arg.split("=", 1)
+        out.append((key.strip(), _choices(key.strip().lstrip("+"), value)))
+    return out
+
+
+def expand(args: Sequence[str]) -> list[Cell]:
+    """Every combination, in argument order (the last key varies fastest), without duplicate configs."""
+    grid = axes(args)
+    cells: dict[str, Cell] = {}
+    for combo in itertools.product(*(values for _, values in grid)):
+        pairs = [(key, value) for (key, _), value in zip(grid, combo)]
+        algo = next((v for k, v in pairs if k == "algo"), None)
+        cell_args = [f"{k}={v}" for k, v in pairs if not (k in _REWARD_KEYS and algo is not None and algo not in RL_ALGOS)]
+        try:
+            cfg = load_config(cell_args)
+        except ValueError as err:
+            raise SweepError(f"cell {' '.join(cell_args)}: {err}") from None
+        digest = config_hash(cfg)
+        cells.setdefault(digest, Cell(tuple(cell_args), cfg, digest))
+    return list(cells.values())

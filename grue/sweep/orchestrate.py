@@ -1,0 +1,117 @@
+"""A sweep from start to board: expand, look at what is done, preflight, launch, record, export.
+
+Running the same `grue sweep` command again is always safe: complete cells are skipped (their
+results.json is the proof), interrupted ones resume from their last checkpoint, failed ones are
+reported with their error and only run again with `retry_failed`.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from grue.sweep.grid import Cell, expand
+from grue.sweep.state import COMPLETE, FAILED, INTERRUPTED, RUNNING, CellState, SweepBooks
+
+EXIT_INTERRUPTED = (130, -2, -9, -15, 137, 143)  # Ctrl-C, SIGKILL, SIGTERM (preemption): resumable, not failed
+
+
+@dataclass
+class SweepPlan:
+    args: list[str]
+    cells: list[Cell]
+    books: SweepBooks
+    states: dict[str, CellState] = field(default_factory=dict)
+
+    def todo(self, retry_failed: bool) -> list[Cell]:
+        skip = {COMPLETE} | (set() if retry_failed else {FAILED})
+        return [c for c in self.cells if self.states[c.hash].status not in skip]
+
+
+def plan(args: Sequence[str]) -> SweepPlan:
+    cells = expand(args)
+    if not cells:
+        raise ValueError("the sweep has no cells")
+    books = SweepBooks(Path(cells[0].cfg.output_dir), cells)
+    records = books.last_records()
+    return SweepPlan(list(args), cells, books, {c.hash: books.state(c, records) for c in cells})
+
+
+def describe(sweep: SweepPlan, retry_failed: bool = False) -> list[str]:
+    """One line per cell and a summary: what --dry-run prints and what a sweep prints before it starts."""
+    lines = []
+    for cell in sweep.cells:
+        state = sweep.states[cell.hash]
+        note = {COMPLETE: "complete (skipped)", FAILED: "failed" + ("; retried" if retry_failed else
+                                                                      " (skipped; --retry-failed runs it again)"),
+                INTERRUPTED: "interrupted (resumes from its last checkpoint)",
+                RUNNING: "running in another process (waits for it)"}.get(state.status, "to run")
+        lines.append(f"{cell.key}  {cell.label:<48} {note}")
+        if state.error:
+            lines.append(f"{'':14}error: {state.error}")
+        if state.log and state.status in (FAILED, INTERRUPTED):
+            lines.append(f"{'':14}log: {state.log}")
+    counts = {s: sum(1 for st in sweep.states.values() if st.status == s) for s in (COMPLETE, FAILED)}
+    todo = len(sweep.todo(retry_failed))
+    lines.append(f"{len(sweep.cells)} cells: {counts[COMPLETE]} complete, {todo} to run, {counts[FAILED]} failed; "
+                 f"books in {sweep.books.root}")
+    return lines
+
+
+def preflight_cells(cells: Sequence[Cell]) -> list[str]:
+    """Preflight each distinct set of assets once (metric models load on the CPU, in this process)."""
+    from grue.preflight import check_all
+
+    seen, distinct = set(), []
+    for cell in cells:
+        c = cell.cfg
+        key = (c.task, c.profile, c.algo in ("ppo", "nlpo", "supervised_ppo", "supervised_nlpo") and c.reward.name,
+               c.model.policy, c.model.supervised_init, c.reward.model, c.data.source, c.data.config, c.data.revision,
+               tuple(c.eval.metrics), json.dumps(dict(c.eval.metric_options), sort_keys=True, default=str))
+        if key not in seen:
+            seen.add(key)
+            distinct.append(c)
+    return check_all(distinct, device="cpu")
+
+
+def error_of(books: SweepBooks, cell: Cell, code: int) -> str:
+    """Why a cell failed: the run's own record (run.json), else the last `error:` line of its log."""
+    recorded = books.run_dir(cell).status().get("error")
+    if recorded:
+        return recorded
+    try:
+        lines = [l.strip() for l in books.log_path(cell).read_text(encoding="utf-8").splitlines() if l.strip()]
+    except OSError:
+        lines = []
+    errors = [l for l in lines if l.startswith("error:")]
+    tail = errors[-1].removeprefix("error:").strip() if errors else (lines[-1] if lines else "")
+    return f"exit code {code}" + (f": {tail}" if tail else "")
+
+
+def execute(sweep: SweepPlan, launcher: Any, retry_failed: bool, echo: Callable[[str], None]) -> dict[str, str]:
+    """Run the cells still to do; returns cell hash -> final status (complete, failed or interrupted)."""
+    todo = sweep.todo(retry_failed)
+    sweep.books.write_manifest(sweep.args)
+    outcome: dict[str, str] = {}
+
+    def done(cell: Cell, code: int) -> None:
+        complete = sweep.books.run_dir(cell).complete()
+        status = COMPLETE if complete and code == 0 else (INTERRUPTED if code in EXIT_INTERRUPTED else FAILED)
+        error = None if status == COMPLETE else error_of(sweep.books, cell, code)
+        sweep.books.record(cell, status, code, error)
+        outcome[cell.hash] = status
+        echo(f"[sweep] {cell.key} {cell.label}: {status}" + (f" - {error}" if error else ""))
+
+    if todo:
+        launcher.run(todo, sweep.books.log_path, done)
+    return outcome
+
+
+def export(sweep: SweepPlan, formats: Sequence[str] = ("md", "csv", "json")) -> tuple[Path, str]:
+    """The leaderboard of the sweep's complete runs, written under the sweep's books."""
+    from grue.board.export import export_tables
+
+    finished = [sweep.books.run_dir(c).path for c in sweep.cells if sweep.books.run_dir(c).complete()]
+    out = sweep.books.root / "board"
+    return out, export_tables(finished, out, formats)

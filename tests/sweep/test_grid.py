@@ -1,0 +1,42 @@
+"""Grid expansion: comma lists in any key, task=all / algo=all, one cell per distinct config hash."""
+import pytest
+
+from grue.config import config_hash, load_config
+from grue.sweep.grid import SweepError, expand, split_values
+from grue.sweep.state import sweep_hash
+from tasks import task_names
+
+
+def test_comma_lists_multiply_in_argument_order():
+    cells = expand(["task=imdb,commongen", "algo=ppo,nlpo", "seed=0,1,2", "reward=meteor,rouge1", "profile=mini"])
+    assert len(cells) == 2 * 2 * 3 * 2
+    assert cells[0].args == ("task=imdb", "algo=ppo", "seed=0", "reward=meteor", "profile=mini")
+    assert cells[1].args[-2] == "reward=rouge1"  # the last key varies fastest
+    assert all(c.hash == config_hash(load_config(list(c.args))) for c in cells)
+    assert len({c.hash for c in cells}) == len(cells)
+
+
+def test_all_names_every_task_and_algorithm_and_rewards_only_split_rl_cells():
+    cells = expand(["task=all", "algo=all", "seed=0", "reward=meteor,rouge1", "profile=mini"])
+    # zero_shot and supervised ignore the reward: one cell each; the four RL algorithms: one per reward
+    assert len(cells) == len(task_names()) * (2 + 4 * 2)
+    assert {c.cfg.task for c in cells} == set(task_names())
+
+
+def test_brackets_keep_list_values_whole_and_output_dir_is_not_swept():
+    assert split_values("[meteor,rouge1],[bleu]") == ["[meteor,rouge1]", "[bleu]"]
+    cells = expand(["task=imdb", "algo=zero_shot", "profile=mini", "eval.metrics=[meteor,rouge1],[bleu]"])
+    assert [list(c.cfg.eval.metrics) for c in cells] == [["meteor", "rouge1"], ["bleu"]]
+    with pytest.raises(SweepError, match="output_dir cannot be swept"):
+        expand(["output_dir=a,b"])
+
+
+def test_bad_values_name_the_cell():
+    with pytest.raises(SweepError, match="cell task=imdb algo=npo: unknown algorithm 'npo'"):
+        expand(["task=imdb", "algo=ppo,npo"])
+
+
+def test_the_sweep_identity_does_not_depend_on_argument_order():
+    a = expand(["algo=ppo,nlpo", "seed=0,1", "profile=mini"])
+    b = expand(["seed=1,0", "algo=nlpo,ppo", "profile=mini"])
+    assert sweep_hash(a) == sweep_hash(b)
