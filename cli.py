@@ -20,6 +20,9 @@ from typing import Optional
 import typer
 
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# Keep the terminal for grue's own progress display: no per-file load reports or weight-loading bars.
+os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Train and score language models on the GRUE benchmark (RL4LMs / NLPO).")

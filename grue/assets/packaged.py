@@ -11,9 +11,9 @@ dependencies, so they are located with importlib's find_spec.
 from __future__ import annotations
 
 import importlib.util
-import shutil
 from pathlib import Path
 
+from grue.assets.build_once import build_once
 from grue.assets.errors import AssetMissing
 from grue.assets.resolve import cache_root
 
@@ -29,9 +29,10 @@ def package_dir(package: str, install_hint: str) -> Path:
 
 
 def _smollm2() -> Path:
-    target = cache_root() / "models" / "smollm2-135m"
-    if (target / "config.json").exists():
-        return target
+    return build_once(cache_root() / "models" / "smollm2-135m", _convert_smollm2)
+
+
+def _convert_smollm2(out: Path) -> None:
     from rich.console import Console
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -43,12 +44,8 @@ def _smollm2() -> Path:
     model.hf_quantizer = None
     model.config.quantization_config = None
     model.is_quantized = False
-    tmp = target.with_name(target.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    model.save_pretrained(tmp)
-    tok.save_pretrained(tmp)
-    tmp.rename(target)  # atomic: a half-written conversion is never mistaken for the cache
-    return target
+    model.save_pretrained(out)
+    tok.save_pretrained(out)
 
 
 def _minilm() -> Path:

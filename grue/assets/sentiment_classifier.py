@@ -8,7 +8,6 @@ the full train set; a capped set trades a little accuracy for a set-up of about 
 """
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import torch
@@ -22,7 +21,7 @@ LEARNING_RATE = 5e-5
 
 
 def train_classifier(texts: list[str], labels: list[int], out_dir: Path, seed: int = 0) -> Path:
-    """One epoch of AdamW over (text, label) pairs from MiniLM; saved atomically to out_dir."""
+    """One epoch of AdamW over (text, label) pairs from MiniLM, saved to out_dir."""
     from rich.progress import Progress
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
@@ -47,20 +46,18 @@ def train_classifier(texts: list[str], labels: list[int], out_dir: Path, seed: i
             optim.step()
             optim.zero_grad()
             progress.advance(bar)
-    tmp = out_dir.with_name(out_dir.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    model.eval().save_pretrained(tmp)
-    tok.save_pretrained(tmp)
-    shutil.rmtree(out_dir, ignore_errors=True)
-    tmp.rename(out_dir)
+    model.eval().save_pretrained(out_dir)
+    tok.save_pretrained(out_dir)
     return out_dir
 
 
 def ensure_sentiment_classifier(split_seed: int) -> Path:
-    target = cache_root() / "models" / f"minilm-sentiment-split{split_seed}"
-    if (target / "config.json").exists():
-        return target
-    from grue.data.imdb import rotten_tomatoes_splits
+    from grue.assets.build_once import build_once
 
-    train = rotten_tomatoes_splits(split_seed)["train"][:TRAIN_CAP]
-    return train_classifier([t for t, _ in train], [y for _, y in train], target)
+    def build(out: Path) -> None:
+        from grue.data.imdb import rotten_tomatoes_splits
+
+        train = rotten_tomatoes_splits(split_seed)["train"][:TRAIN_CAP]
+        train_classifier([t for t, _ in train], [y for _, y in train], out)
+
+    return build_once(cache_root() / "models" / f"minilm-sentiment-split{split_seed}", build)

@@ -13,7 +13,7 @@ def test_sentiment_classifier_trains_on_the_train_split_only(monkeypatch, tmp_pa
 
     def fake_train(texts, labels, out_dir, seed=0):
         seen["texts"], seen["labels"] = texts, labels
-        out_dir.mkdir(parents=True)
+        out_dir.mkdir(parents=True, exist_ok=True)
         (out_dir / "config.json").write_text("{}")
         return out_dir
 
@@ -63,3 +63,25 @@ def test_smollm2_converts_once_and_a_zero_shot_run_scores_it(tmp_path, monkeypat
     assert 1.0 < doc["metrics"]["val"]["perplexity"] < 1000.0  # a real LM, not random weights (~50k vocab)
     generations = [json.loads(l)["generation"] for l in (path / "predictions" / "val.jsonl").read_text().splitlines()]
     assert all(g.strip() for g in generations)
+
+
+def test_an_asset_asked_for_by_two_runs_at_once_is_built_once(tmp_path):
+    import threading
+    import time
+
+    from grue.assets.build_once import build_once
+
+    calls = []
+
+    def slow_build(out):
+        calls.append(1)
+        time.sleep(0.3)
+        (out / "config.json").write_text("{}")
+
+    threads = [threading.Thread(target=build_once, args=(tmp_path / "asset", slow_build)) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(calls) == 1 and (tmp_path / "asset" / "config.json").exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".asset.") and p.is_dir()] == []

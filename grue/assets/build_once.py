@@ -1,0 +1,30 @@
+"""Build a cached asset exactly once, even when several runs of a sweep ask for it at the same time.
+
+The first process takes a lock per asset and builds into a private temporary directory that is
+renamed into place; the others wait on the lock and then find the finished directory.
+"""
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Callable
+
+from grue.lock import RunLock
+
+
+def build_once(target: Path, build: Callable[[Path], None], marker: str = "config.json") -> Path:
+    if (target / marker).exists():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with RunLock(target.parent / f".{target.name}.lock"):
+        if (target / marker).exists():  # built by another process while this one waited
+            return target
+        tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
+        try:
+            build(tmp)
+            shutil.rmtree(target, ignore_errors=True)
+            tmp.rename(target)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return target
