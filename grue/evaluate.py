@@ -44,16 +44,35 @@ def generate(policy: Any, samples: Sequence[Sample], gen_cfg: Any, batch_size: i
     return out
 
 
-def evaluate_split(cfg: Any, policy: Any, scorers: ScorerSet, samples: Sequence[Sample], progress: Any = None,
-                   generator_seed: int | None = None) -> SplitEvaluation:
-    """Sampling during evaluation uses a fixed seed, so the same model gives the same scores."""
+def evaluate_split(cfg: Any, policy: Any, scorers: ScorerSet | None, samples: Sequence[Sample], progress: Any = None,
+                   generator_seed: int | None = None, accelerator: Any = None) -> SplitEvaluation:
+    """Sampling during evaluation uses a fixed seed, so the same model gives the same scores.
+
+    With several processes each rank generates for its block of the samples, the generations are
+    gathered, and the main process (the only one with `scorers`) scores them all at once: corpus
+    metrics are computed on every text, never averaged over processes. Other ranks get no metrics.
+    """
+    from grue.runtime_distributed import contiguous_shard, gather_texts, world_of
+
+    rank, world = world_of(accelerator)
+    local = contiguous_shard(samples, rank, world) if world > 1 else samples
     state = torch.get_rng_state()
-    torch.manual_seed(cfg.seed if generator_seed is None else generator_seed)
+    torch.manual_seed((cfg.seed if generator_seed is None else generator_seed) + 7919 * rank)
     try:
-        generations = generate(policy, samples, cfg.generation, cfg.eval.batch_size, progress)
+        generations = generate(policy, local, cfg.generation, cfg.eval.batch_size, progress)
     finally:
         torch.set_rng_state(state)  # evaluation must not shift the training random stream
-    inputs = MetricInputs(prompts=[s.prompt for s in samples], generations=generations,
+    generations = gather_texts(accelerator, generations)
+    if scorers is None:
+        return SplitEvaluation({}, [])
+    return score_generations(scorers, samples, generations)
+
+
+def score_generations(scorers: ScorerSet, samples: Sequence[Sample], generations: Sequence[str]) -> SplitEvaluation:
+    """Every metric of the mix on all generations at once, plus the per-sample prediction records."""
+    if len(generations) != len(samples):
+        raise ValueError(f"{len(generations)} generations for {len(samples)} samples")
+    inputs = MetricInputs(prompts=[s.prompt for s in samples], generations=list(generations),
                           references=[list(s.references) for s in samples], meta=[s.meta for s in samples])
     values = scorers.compute(inputs)
     predictions = []

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import time
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -17,6 +18,7 @@ from grue.results_writer import results_document
 from grue.rl.trainer import NonFiniteError
 from grue.run_dir import RunDir
 from grue.runtime import configure_threads, device_of, seed_everything
+from grue.runtime_launch import lock_is_held_by_launcher, needs_relaunch, relaunch
 
 RL_ALGOS = ("ppo", "nlpo", "supervised_ppo", "supervised_nlpo")
 WARM_STARTED = ("supervised_ppo", "supervised_nlpo")
@@ -26,17 +28,35 @@ def _supervised_args(args: Sequence[str]) -> list[str]:
     return [a for a in args if not a.startswith("algo=")] + ["algo=supervised"]
 
 
+class _NoBar:
+    """The progress bar of the processes that do not speak for the run."""
+
+    def advance(self, n: int = 1, info: str | None = None) -> None:
+        pass
+
+
 class Run:
     def __init__(self, cfg: DictConfig, args: Sequence[str] = ()) -> None:
         self.cfg, self.args = cfg, list(args)
         self.hash = config_hash(cfg)
         self.dir = RunDir.for_config(cfg, self.hash)
         self.device = device_of(cfg)
-        from grue.runtime_accelerate import make_accelerator
-
-        self.accelerator = make_accelerator(self.device, self.dir.path)
         self.started = time.time()
         self.final_iteration = 0
+        self.accelerator, self.main, self.world = None, True, 1
+        if not needs_relaunch(cfg):  # the launching process of an N-process run needs no engine of its own
+            from grue.runtime_accelerate import make_accelerator
+
+            self.accelerator = make_accelerator(self.device, self.dir.path)
+            self.main, self.world = self.accelerator.is_main_process, self.accelerator.num_processes
+            kind = str(getattr(self.accelerator.distributed_type, "value", ""))
+            if kind in ("FSDP", "DEEPSPEED"):  # launched with a sharding config file directly
+                from grue.accelerate_configs import sharded_refusal
+
+                raise RuntimeError(sharded_refusal(kind.lower()))
+            if self.world > 1 and self.device != "cpu":
+                self.device = str(self.accelerator.device)  # this rank's GPU
+            console.quiet = console.quiet or not self.main  # one process speaks for the run
 
     # -- entry -------------------------------------------------------------------------------------
     def execute(self) -> Path:
@@ -49,28 +69,59 @@ class Run:
             return self.dir.path
         from grue.preflight import check_assets
 
-        check_assets(self.cfg)  # before anything is written or trained
-        lock = self.dir.lock()
-        lock.acquire(on_wait=lambda why: console.print(f"[yellow]\\[grue] {why}; waiting for it to finish[/]",
-                                                         soft_wrap=True))
+        if self.main:
+            check_assets(self.cfg)  # before anything is written or trained
+        lock = self._lock()
+        self._barrier()  # every rank starts once the main one holds the run
         try:
             if self._reuse():  # the other writer may just have finished this very run
                 return self.dir.path
+            if self.accelerator is None:
+                return self._relaunch()
             return self._execute()
         except NonFiniteError as err:
             kept = latest_step(self.dir.checkpoints)
             where = f"the last good checkpoint is kept: {kept}" if kept else "no checkpoint had been written yet"
             message = f"{err}; the run stopped and {where}"
-            self.dir.fail(message)
+            self._fail(message)
             raise NonFiniteError(message, err.iteration, err.quantity) from None
         except KeyboardInterrupt:
-            self.dir.fail("interrupted; run the same command again to resume", status="interrupted")
+            self._fail("interrupted; run the same command again to resume", status="interrupted")
             raise
         except Exception as err:
-            self.dir.fail(f"{type(err).__name__}: {err}")
+            self._fail(f"{type(err).__name__}: {err}")
             raise
         finally:
-            lock.release()
+            if lock is not None:
+                lock.release()
+
+    # -- processes -------------------------------------------------------------------------------------
+    def _lock(self):
+        """The main process takes the run's lock, unless the process that launched it holds it already."""
+        lock = self.dir.lock()
+        if not self.main or lock_is_held_by_launcher(str(lock.path)):
+            return None
+        lock.acquire(on_wait=lambda why: console.print(f"[yellow]\\[grue] {why}; waiting for it to finish[/]",
+                                                         soft_wrap=True))
+        return lock
+
+    def _barrier(self) -> None:
+        if self.world > 1:
+            self.accelerator.wait_for_everyone()
+
+    def _fail(self, message: str, status: str = "failed") -> None:
+        if self.main:
+            self.dir.fail(message, status)
+
+    def _relaunch(self) -> Path:
+        """Run this command as `num_processes` processes (grue.runtime_launch) and wait for them."""
+        code = relaunch(self.cfg, self.args, str(self.dir.lock().path))
+        if code != 0:  # the processes printed their error; their run.json says it too
+            raise SystemExit(code)
+        return self.dir.path
+
+    def _bar(self, description: str, total: int, completed: int = 0):
+        return progress_bar(description, total, completed) if self.main else nullcontext(_NoBar())
 
     def _reuse(self) -> bool:
         if self.dir.complete():
@@ -80,7 +131,8 @@ class Run:
 
     def _execute(self) -> Path:
         cfg = self.cfg
-        self.dir.start(to_yaml(cfg), self.hash)
+        if self.main:
+            self.dir.start(to_yaml(cfg), self.hash)
         if self.accelerator.log_with:  # TensorBoard through accelerate's trackers, when it is installed
             self.accelerator.init_trackers("tensorboard")
         configure_threads(cfg)
@@ -95,21 +147,23 @@ class Run:
         from grue.policy.load import load_policy
 
         policy = load_policy(cfg, init_ref, self.device)
-        scorers = build_task_scorers(cfg, policy, self.device)
-        for name, why in scorers.unavailable.items():
+        scorers = build_task_scorers(cfg, policy, self.device) if self.main else None  # metrics: main process
+        for name, why in (scorers.unavailable.items() if scorers else ()):
             console.print(f"[yellow]\\[grue] metric {name} unavailable: {why}[/]")
         if cfg.algo == "supervised":
             self._train_supervised(task, policy, splits)
         elif cfg.algo in RL_ALGOS:
             self._train_rl(policy, splits, scorers)
         final = {split: self._evaluate(policy, scorers, splits[split], split) for split in ("val", "test")}
-        for split, ev in final.items():
-            atomic_write_jsonl(self.dir.predictions(split), ev.predictions)
-            append_jsonl(self.dir.eval_log, {"iteration": self.final_iteration, "split": split, "final": True,
-                                             "metrics": ev.metrics})
-        doc = results_document(cfg, task, self.hash, init_ref, {s: ev.metrics for s, ev in final.items()},
-                               {s: len(splits[s]) for s in final}, scorers, time.time() - self.started)
-        self.dir.finish(doc)
+        if self.main:
+            for split, ev in final.items():
+                atomic_write_jsonl(self.dir.predictions(split), ev.predictions)
+                append_jsonl(self.dir.eval_log, {"iteration": self.final_iteration, "split": split, "final": True,
+                                                 "metrics": ev.metrics})
+            doc = results_document(cfg, task, self.hash, init_ref, {s: ev.metrics for s, ev in final.items()},
+                                   {s: len(splits[s]) for s in final}, scorers, time.time() - self.started)
+            self.dir.finish(doc)
+        self._barrier()  # no rank returns before results.json (and model/) exist
         return self.dir.path
 
     def _initial_model(self) -> str:
@@ -124,8 +178,9 @@ class Run:
         return str(sup_dir / "model")
 
     def _evaluate(self, policy: Any, scorers: Any, samples: list, split: str):
-        with progress_bar(f"evaluating {split}", len(samples)) as bar:
-            return evaluate_split(self.cfg, policy, scorers, samples, progress=bar.advance)
+        with self._bar(f"evaluating {split}", len(samples)) as bar:
+            return evaluate_split(self.cfg, policy, scorers, samples, progress=bar.advance,
+                                  accelerator=self.accelerator)
 
     # -- supervised ----------------------------------------------------------------------------------
     def _train_supervised(self, task: Any, policy: Any, splits: dict) -> None:
@@ -140,12 +195,14 @@ class Run:
             trainer.load_state_dict(state)
             console.print(f"\\[grue] resumed supervised training after epoch {trainer.epoch}")
         while trainer.epoch < cfg.supervised.epochs:
-            with progress_bar(f"supervised epoch {trainer.epoch + 1}/{cfg.supervised.epochs}",
-                              trainer.steps_per_epoch) as bar:
+            with self._bar(f"supervised epoch {trainer.epoch + 1}/{cfg.supervised.epochs}",
+                           trainer.steps_per_epoch) as bar:
                 loss = trainer.train_epoch(lambda l: bar.advance(1, f"loss {l:.3f}"))
-            append_jsonl(self.dir.train_log, {"epoch": trainer.epoch, "loss": loss})
-            save_checkpoint(self.dir.checkpoints, trainer.epoch, trainer.state_dict())
-        self.dir.save_model(policy)
+            if self.main:  # every rank trains the same replica on the same batches; one writes
+                append_jsonl(self.dir.train_log, {"epoch": trainer.epoch, "loss": loss})
+                save_checkpoint(self.dir.checkpoints, trainer.epoch, trainer.state_dict())
+        if self.main:
+            self.dir.save_model(policy)
 
     # -- RL ----------------------------------------------------------------------------------------
     def _train_rl(self, policy: Any, splits: dict, scorers: Any) -> None:
@@ -162,20 +219,24 @@ class Run:
         state = load_latest(self.dir.checkpoints)
         if state:
             trainer.load_state_dict(state)
-            self.dir.truncate_logs(trainer.iteration)
+            if self.main:
+                self.dir.truncate_logs(trainer.iteration)
             console.print(f"\\[grue] resumed at iteration {trainer.iteration}/{trainer.n_iters}")
         last_val = next((r["metrics"] for r in reversed(read_jsonl(self.dir.eval_log)) if r["split"] == "val"), None)
-        with progress_bar(f"{cfg.algo} {cfg.task}", trainer.n_iters, trainer.iteration) as bar:
+        with self._bar(f"{cfg.algo} {cfg.task}", trainer.n_iters, trainer.iteration) as bar:
             while trainer.iteration < trainer.n_iters:
                 stats = trainer.step()
-                append_jsonl(self.dir.train_log, stats)
+                if self.main:
+                    append_jsonl(self.dir.train_log, stats)
                 self.accelerator.log(stats, step=trainer.iteration)  # TensorBoard when it is installed
                 if trainer.iteration % cfg.eval.eval_every == 0 and trainer.iteration < trainer.n_iters:
                     last_val = self._evaluate(policy, scorers, splits["val"], "val").metrics
-                    append_jsonl(self.dir.eval_log, {"iteration": trainer.iteration, "split": "val",
-                                                     "metrics": last_val})
-                if trainer.iteration % cfg.eval.save_every == 0 or trainer.iteration == trainer.n_iters:
+                    if self.main:
+                        append_jsonl(self.dir.eval_log, {"iteration": trainer.iteration, "split": "val",
+                                                         "metrics": last_val})
+                if self.main and (trainer.iteration % cfg.eval.save_every == 0 or trainer.iteration == trainer.n_iters):
                     save_checkpoint(self.dir.checkpoints, trainer.iteration, trainer.state_dict())
                 bar.advance(1, rl_status(stats, last_val))
         self.final_iteration = trainer.n_iters
-        self.dir.save_model(policy)
+        if self.main:
+            self.dir.save_model(policy)

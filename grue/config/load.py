@@ -115,6 +115,14 @@ def _check_values(cfg: DictConfig) -> None:
     _check_choice("supervised.lr_scheduler", cfg.supervised.lr_scheduler, ("constant", "cosine", "constant_with_warmup"))
     for side in ("padding_side", "truncation_side"):
         _check_choice(f"model.{side}", cfg.model[side], ("left", "right"))
+    if cfg.num_processes < 1:
+        raise ConfigError(f"num_processes must be at least 1, got {cfg.num_processes}")
+    if cfg.accelerate is not None:
+        from grue.accelerate_configs import PRESETS, SHARDED, sharded_refusal
+
+        _check_choice("accelerate preset", cfg.accelerate, PRESETS)
+        if cfg.accelerate in SHARDED:
+            raise ConfigError(sharded_refusal(cfg.accelerate))
     if not 0 < cfg.nlpo.top_p <= 1:
         raise ConfigError(f"nlpo.top_p must be in (0, 1], got {cfg.nlpo.top_p}")
     if cfg.kl.target is not None and cfg.kl.target <= 0:

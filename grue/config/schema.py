@@ -136,6 +136,10 @@ class RunConfig:
     output_dir: str = "runs"
     device: str = "auto"              # auto | cpu | cuda
     threads: Optional[int] = None     # torch intra-op threads; None keeps torch's default
+    # Processes for one run (data parallel: rollouts sharded, gradients averaged, one evaluation). >1 starts
+    # the run again under torchrun, or under `accelerate launch` with a preset (docs/distributed.md).
+    num_processes: int = 1
+    accelerate: Optional[str] = None  # preset name: ddp | fsdp | zero2 | zero3 | multi_node (grue/accelerate_configs)
     model: ModelConfig = field(default_factory=ModelConfig)
     data: DataConfig = field(default_factory=DataConfig)
     reward: RewardConfig = field(default_factory=RewardConfig)
@@ -149,4 +153,4 @@ class RunConfig:
 
 
 # Keys that change where or how fast a run goes, not what it computes: excluded from the hash.
-NON_SEMANTIC_KEYS = ("output_dir", "device", "threads")
+NON_SEMANTIC_KEYS = ("output_dir", "device", "threads", "num_processes", "accelerate")

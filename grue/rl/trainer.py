@@ -17,6 +17,7 @@ from grue.policy.masking import entropy
 from grue.rl.kl import AdaptiveKLController
 from grue.rl.ppo_loss import masked_mean, ppo_loss
 from grue.rl.rollout import Experience, collect, episodes_per_iteration
+from grue.runtime_distributed import average_gradients, global_sum, world_of
 
 
 class NonFiniteError(RuntimeError):
@@ -58,6 +59,7 @@ class RLTrainer:
         self.data_gen = torch.Generator().manual_seed(int(cfg.seed))
         self.update_gen = torch.Generator().manual_seed(int(cfg.seed) + 1)
         self._order: list[int] = []
+        self.rank, self.world = world_of(accelerator)
 
     # -- data order ------------------------------------------------------------------------------
     def _next_samples(self, n: int) -> list[Sample]:
@@ -75,9 +77,21 @@ class RLTrainer:
         return [self.policy.mask_processor(self.mask_model, prompts, self.cfg.nlpo.top_p,
                                            self.cfg.nlpo.min_tokens_to_keep, self.policy.special_token_ids())]
 
+    def _my_samples(self) -> list[Sample]:
+        """This rank's block of the iteration's episodes. Every rank draws the same global order (same
+        generator), rounded up to a multiple of the number of processes so all take the same number of
+        update steps; with one process this is exactly the iteration's episodes."""
+        cfg = self.cfg
+        n = episodes_per_iteration(cfg.ppo.steps_per_update, cfg.rollout.max_new_tokens)
+        per_rank = math.ceil(n / self.world)
+        everyone = self._next_samples(per_rank * self.world)
+        return everyone[self.rank * per_rank:(self.rank + 1) * per_rank]
+
     def collect(self) -> Experience:
         cfg = self.cfg
-        samples = self._next_samples(episodes_per_iteration(cfg.ppo.steps_per_update, cfg.rollout.max_new_tokens))
+        if self.world > 1:  # rank-dependent sampling noise, reproducible on resume: (seed, iteration, rank)
+            torch.manual_seed(int(cfg.seed) * 1_000_003 + self.iteration * 1009 + self.rank)
+        samples = self._my_samples()
         return collect(self.policy, samples, cfg.rollout, cfg.ppo.rollout_batch_size, self.reward_fn,
                        self.ref_model, self.value, self.kl_ctl.value, cfg.ppo.gamma, cfg.ppo.gae_lambda,
                        self._processors if self.nlpo else None)
@@ -86,7 +100,9 @@ class RLTrainer:
         """`ppo.epochs` passes over the episodes in minibatches of about `ppo.batch_size` transitions."""
         cfg = self.cfg.ppo
         n = exp.rollout.actions.shape[0]
-        per_mb = max(1, round(cfg.batch_size / max(1.0, exp.rollout.valid.sum().item() / n)))
+        valid, episodes = global_sum([exp.rollout.valid.sum().item(), n], self.world)
+        # episodes per minibatch from the global mean length, split over ranks: the same count everywhere
+        per_mb = max(1, math.ceil(round(cfg.batch_size / max(1.0, valid / episodes)) / self.world))
         totals: dict[str, float] = {}
         steps = 0
         for _ in range(cfg.epochs):
@@ -102,6 +118,7 @@ class RLTrainer:
                 self.optimizer.zero_grad(set_to_none=True)
                 self.accelerator.backward(losses.total)
                 params = [p for g in self.optimizer.param_groups for p in g["params"]]
+                average_gradients(params, self.world)
                 grad_norm = self.accelerator.clip_grad_norm_(params, cfg.max_grad_norm)
                 if grad_norm is not None:  # None under DeepSpeed, which clips inside its own step
                     _check_finite(self.iteration + 1, gradient_norm=float(grad_norm))
@@ -116,8 +133,13 @@ class RLTrainer:
         start = time.perf_counter()
         exp = self.collect()
         rollout_s = time.perf_counter() - start
-        mean_kl = masked_mean(exp.kl, exp.rollout.valid).item()
-        reward_mean = exp.task_reward.mean().item()
+        kl_sum, valid, reward_sum, episodes = global_sum(
+            [(exp.kl * exp.rollout.valid).sum().item(), exp.rollout.valid.sum().item(), exp.task_reward.sum().item(),
+             exp.task_reward.numel()], self.world)
+        if self.world == 1:  # the single-process numbers exactly as they always were
+            mean_kl, reward_mean = masked_mean(exp.kl, exp.rollout.valid).item(), exp.task_reward.mean().item()
+        else:
+            mean_kl, reward_mean = kl_sum / max(valid, 1.0), reward_sum / max(episodes, 1.0)
         _check_finite(self.iteration + 1, mean_reward=reward_mean, mean_KL=mean_kl)
         beta_used = self.kl_ctl.value
         stats = self.update(exp)
@@ -125,7 +147,7 @@ class RLTrainer:
         self.iteration += 1
         if self.nlpo and self.iteration % self.cfg.nlpo.update_every == 0:
             self.mask_model.load_state_dict(self.policy.model.state_dict())
-        tokens = int(exp.rollout.valid.sum().item())
+        tokens = int(valid)
         return {"iteration": self.iteration, "tokens": tokens, "reward_mean": reward_mean, "kl": mean_kl,
                 "kl_coef": beta_used, "next_kl_coef": self.kl_ctl.value, "rollout_s": rollout_s,
                 "update_s": time.perf_counter() - start - rollout_s, **stats}

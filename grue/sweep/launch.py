@@ -87,6 +87,9 @@ class SubmititLauncher:
 
     def __init__(self, folder: Path, cluster: str = "slurm", jobs: int = 0, threads: Optional[int] = None,
                  **parameters: Any) -> None:
+        # submitit binds console log handlers to the streams of the moment it is first imported; grue keeps
+        # its own per-cell logs, so leave submitit's messages to the logging module's defaults instead.
+        os.environ.setdefault("SUBMITIT_LOG_LEVEL", "NOCONFIG")
         import submitit
 
         self.executor = submitit.AutoExecutor(folder=str(folder), cluster=cluster)

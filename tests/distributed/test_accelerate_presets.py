@@ -1,0 +1,74 @@
+"""Accelerate presets by name: every shipped YAML is one this accelerate's launcher accepts and reads
+the way we mean it (checked without GPUs: parsed and validated, not run), and `num_processes=` /
+`accelerate=` build the launch command without touching the run's identity."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from grue.accelerate_configs import PRESETS, SHARDED, preset_path
+from grue.config import ConfigError, config_hash, load_config
+from grue.runtime_launch import launch_command
+
+EXPECTED = {"ddp": ("MULTI_GPU", 1), "multi_node": ("MULTI_GPU", 2), "fsdp": ("FSDP", 1),
+            "zero2": ("DEEPSPEED", 1), "zero3": ("DEEPSPEED", 1)}
+
+
+@pytest.mark.parametrize("name", PRESETS)
+def test_each_preset_is_a_valid_accelerate_launch_config(name):
+    from accelerate.commands.config.config_args import ClusterConfig
+    from accelerate.commands.launch import _validate_launch_command, launch_command_parser
+
+    path = preset_path(name)
+    assert path.exists() and path.suffix == ".yaml"
+    config = ClusterConfig.from_yaml_file(path)  # unknown keys are refused here
+    assert (config.distributed_type.value, config.num_machines) == EXPECTED[name]
+    args = launch_command_parser().parse_args(["--config_file", str(path), "--num_processes", "2", "-m", "grue",
+                                               "run", "task=imdb"])
+    _validate_launch_command(args)  # merges the file into the launcher's options, as `accelerate launch` does
+    raw = yaml.safe_load(path.read_text())
+    for group in ("fsdp_config", "deepspeed_config"):
+        for key in raw.get(group, {}):
+            assert hasattr(args, key), f"{name}: {group}.{key} is not an option of this accelerate's launcher"
+    assert args.num_processes == 2 and args.module and args.training_script == "grue"
+    if name == "zero3":
+        assert args.zero_stage == 3 and args.zero3_init_flag
+    if name == "fsdp":
+        assert args.fsdp_sharding_strategy == "FULL_SHARD" and args.use_fsdp
+
+
+def test_presets_are_package_data():
+    pyproject = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text()
+    assert '"grue" = ["**/*.yaml"]' in pyproject
+
+
+def test_launch_commands_and_identity():
+    base = ["task=imdb", "algo=ppo", "profile=mini"]
+    torchrun = launch_command(load_config([*base, "num_processes=4"]), [*base, "num_processes=4"])
+    assert torchrun[1:5] == ["-m", "torch.distributed.run", "--standalone", "--nproc_per_node=4"]
+    assert torchrun[5:] == ["-m", "grue", "run", *base, "num_processes=4"]  # each process runs the same command
+    launched = launch_command(load_config([*base, "num_processes=8", "accelerate=ddp"]), base)
+    assert launched[1:5] == ["-m", "accelerate.commands.launch", "--config_file", str(preset_path("ddp"))]
+    assert "--num_processes" in launched and launched[launched.index("--num_processes") + 1] == "8"
+    assert config_hash(load_config([*base, "num_processes=8", "accelerate=multi_node"])) == config_hash(load_config(base))
+    with pytest.raises(ConfigError, match="unknown accelerate preset 'zero4'"):
+        load_config([*base, "accelerate=zero4"])
+
+
+@pytest.mark.parametrize("name", SHARDED)
+def test_sharding_presets_are_refused_until_the_trainer_shards(name):
+    with pytest.raises(ConfigError, match=f"accelerate={name}: grue's trainer does not shard parameters yet"):
+        load_config(["task=imdb", "profile=mini", f"accelerate={name}", "num_processes=2"])
+
+
+def test_accelerate_launch_runs_grue_as_a_module(tiny_imdb_args):
+    """`accelerate launch -m grue run ...` (on this CPU machine accelerate starts one process)."""
+    env = {**os.environ, "TOKENIZERS_PARALLELISM": "false", "OMP_NUM_THREADS": "1"}
+    proc = subprocess.run([sys.executable, "-m", "accelerate.commands.launch", "--cpu", "--num_processes", "1",
+                           "-m", "grue", "run", *tiny_imdb_args, "algo=zero_shot"], env=env, capture_output=True,
+                          text=True, timeout=300, cwd=Path(__file__).resolve().parents[2])
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "results.json" in proc.stderr + proc.stdout
