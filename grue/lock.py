@@ -48,6 +48,11 @@ class RunLock:
         os.write(fd, f"{os.getpid()} {socket.gethostname()}\n".encode())
         self._fd = fd
 
+    @property
+    def fd(self) -> Optional[int]:
+        """The locked descriptor: a child process that inherits it keeps the lock alive after we die."""
+        return self._fd
+
     def is_held(self) -> bool:
         """Whether some process holds the lock now (a probe: takes and drops it when it is free)."""
         if not self.path.exists():

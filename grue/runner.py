@@ -18,6 +18,7 @@ from grue.results_writer import results_document
 from grue.rl.trainer import NonFiniteError
 from grue.run_dir import RunDir
 from grue.runtime import configure_threads, device_of, seed_everything
+from grue.runtime_distributed import die_with_launcher, in_launched_process
 from grue.runtime_launch import lock_is_held_by_launcher, needs_relaunch, relaunch
 
 RL_ALGOS = ("ppo", "nlpo", "supervised_ppo", "supervised_nlpo")
@@ -46,6 +47,9 @@ class Run:
         self.accelerator, self.main, self.world = None, True, 1
         if not needs_relaunch(cfg):  # the launching process of an N-process run needs no engine of its own
             from grue.runtime_accelerate import make_accelerator
+
+            if in_launched_process():
+                die_with_launcher()
 
             self.accelerator = make_accelerator(self.device, self.dir.path)
             self.main, self.world = self.accelerator.is_main_process, self.accelerator.num_processes
@@ -77,7 +81,7 @@ class Run:
             if self._reuse():  # the other writer may just have finished this very run
                 return self.dir.path
             if self.accelerator is None:
-                return self._relaunch()
+                return self._relaunch(lock)
             return self._execute()
         except NonFiniteError as err:
             kept = latest_step(self.dir.checkpoints)
@@ -113,9 +117,9 @@ class Run:
         if self.main:
             self.dir.fail(message, status)
 
-    def _relaunch(self) -> Path:
+    def _relaunch(self, lock: Any) -> Path:
         """Run this command as `num_processes` processes (grue.runtime_launch) and wait for them."""
-        code = relaunch(self.cfg, self.args, str(self.dir.lock().path))
+        code = relaunch(self.cfg, self.args, str(self.dir.lock().path), lock.fd if lock is not None else None)
         if code != 0:  # the processes printed their error; their run.json says it too
             raise SystemExit(code)
         return self.dir.path

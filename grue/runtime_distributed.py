@@ -25,6 +25,26 @@ def in_launched_process() -> bool:
     return int(os.environ.get("WORLD_SIZE", "1")) > 1
 
 
+def die_with_launcher() -> None:
+    """Make this rank die when the process that launched it dies.
+
+    torchrun starts its workers in sessions of their own, so a `kill -9` of the launcher (or of the
+    `grue run` above it, which holds the run's lock) would leave them training and writing, unlocked,
+    while the same command started again resumes the run beside them. Linux only; elsewhere a no-op."""
+    import ctypes
+    import signal
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+    except OSError:
+        return
+    if os.getppid() == 1:  # the launcher died before the line above: follow it now
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
 def world_of(accelerator: Any) -> tuple[int, int]:
     """(rank, number of processes); (0, 1) for a plain process or a stand-in accelerator."""
     return int(getattr(accelerator, "process_index", 0)), int(getattr(accelerator, "num_processes", 1))

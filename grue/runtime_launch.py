@@ -37,12 +37,16 @@ def launch_command(cfg: Any, args: Sequence[str]) -> list[str]:
     return [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={n}", *run]
 
 
-def relaunch(cfg: Any, args: Sequence[str], lock_path: str) -> int:
-    """Run the N-process command to its end, passing output through; returns its exit code."""
+def relaunch(cfg: Any, args: Sequence[str], lock_path: str, lock_fd: int | None = None) -> int:
+    """Run the N-process command to its end, passing output through; returns its exit code.
+
+    The launcher (torchrun / accelerate) inherits the locked descriptor, so if this process is killed
+    the run stays locked until the launcher and its workers are gone too."""
     env = {**os.environ, LOCK_ENV: lock_path}
     if cfg.threads:
         env.setdefault("OMP_NUM_THREADS", str(cfg.threads))
-    return subprocess.run(launch_command(cfg, args), env=env).returncode
+    fds = (lock_fd,) if lock_fd is not None else ()
+    return subprocess.run(launch_command(cfg, args), env=env, pass_fds=fds).returncode
 
 
 def lock_is_held_by_launcher(lock_path: str) -> bool:

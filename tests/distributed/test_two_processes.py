@@ -79,3 +79,39 @@ def test_ranks_collect_different_episodes_and_stay_in_step(tiny_imdb_args, tmp_p
         assert (a["kl_coef"], a["reward_mean"]) == (b["kl_coef"], b["reward_mean"])
     assert len({r["checksum"] for r in first["records"]}) == 5  # and the weights did move
     assert (next((tmp_path / "runs").glob("imdb-mini-nlpo-*")) / "results.json").exists()
+
+
+def test_a_killed_two_process_run_resumes_to_the_uninterrupted_metrics(tiny_imdb_args, tmp_path):
+    """kill -9 of the whole 2-process run (launcher and workers, as a lost node), then the same command:
+    the resumed run ends exactly where the uninterrupted 2-process run does (per-rank sampling noise is
+    seeded by iteration, everything else is in the main process's checkpoint)."""
+    import signal
+    import time
+
+    def args(runs):
+        return [*tiny_imdb_args, "algo=ppo", "ppo.total_steps=240", "eval.save_every=2", "eval.eval_every=4",
+                f"output_dir={runs}", "num_processes=2"]
+
+    def run(runs):
+        proc = subprocess.run([sys.executable, "-m", "cli", "run", *args(runs)], cwd=REPO, env=env(),
+                              capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        return proc
+
+    run(tmp_path / "straight")
+    killed = tmp_path / "killed"
+    proc = subprocess.Popen([sys.executable, "-m", "cli", "run", *args(killed)], cwd=REPO, env=env(),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 300
+    while not any(killed.glob("imdb-mini-ppo-*/checkpoints/step-000004")) and proc.poll() is None:
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert not any(killed.glob("imdb-mini-ppo-*/results.json")), "finished before the kill"
+    resumed = run(killed)
+    assert "resumed at iteration" in resumed.stderr
+    (a,), (b,) = list((tmp_path / "straight").glob("imdb-*")), list(killed.glob("imdb-*"))
+    assert json.loads((b / "results.json").read_text())["metrics"] == json.loads((a / "results.json").read_text())["metrics"]
+    iterations = [json.loads(l)["iteration"] for l in (b / "logs" / "train.jsonl").read_text().splitlines()]
+    assert iterations == list(range(1, 11))

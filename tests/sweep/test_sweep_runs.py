@@ -76,3 +76,13 @@ def test_a_killed_sweep_resumes_its_interrupted_cell(tiny_imdb_args, tmp_path):
     path = next(runs.glob("imdb-mini-ppo-*"))
     iterations = [json.loads(l)["iteration"] for l in (path / "logs" / "train.jsonl").read_text().splitlines()]
     assert iterations == list(range(1, 11))
+
+
+def test_a_sweep_preflights_every_cell_and_starts_nothing_when_something_is_missing(tiny_imdb_args, tmp_path):
+    runs = tmp_path / "runs"
+    args = [*base_args(tiny_imdb_args, runs), "algo=zero_shot,ppo", "model.policy=/nowhere/a,/nowhere/b"]
+    result = sweep(*args)
+    assert result.exit_code == 2
+    out = " ".join(result.output.split())
+    assert "nothing was started" in out and "model /nowhere/a" in out and "model /nowhere/b" in out
+    assert not (runs / "sweeps").exists() and not list(runs.glob("imdb-*"))
