@@ -78,7 +78,7 @@ class Run:
         lock = self._lock()
         self._barrier()  # every rank starts once the main one holds the run
         try:
-            if self._reuse():  # the other writer may just have finished this very run
+            if self._reuse(announce=False):  # the other writer may just have finished this very run
                 return self.dir.path
             if self.accelerator is None:
                 return self._relaunch(lock)
@@ -127,10 +127,13 @@ class Run:
     def _bar(self, description: str, total: int, completed: int = 0):
         return progress_bar(description, total, completed) if self.main else nullcontext(_NoBar())
 
-    def _reuse(self) -> bool:
+    def _reuse(self, announce: bool = True) -> bool:
         if self.dir.complete():
             console.print(f"\\[grue] {self.dir.path} is already complete; reusing its results")
             return True
+        if announce and self.dir.results.exists():
+            console.print(f"[yellow]\\[grue] warning: {self.dir.results} is not a complete, valid results file "
+                          "(cut short?); the run is resumed and the file written again[/]", soft_wrap=True)
         return False
 
     def _execute(self) -> Path:

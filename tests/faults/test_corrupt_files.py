@@ -80,11 +80,13 @@ def test_a_broken_results_file_is_never_read_as_complete(tmp_path, content):
     assert RunDir(path).complete() is False
 
 
-def test_a_run_with_a_cut_short_results_file_is_run_again_not_reused(tiny_imdb_args):
+def test_a_run_with_a_cut_short_results_file_is_run_again_not_reused(tiny_imdb_args, capsys):
     args = [*tiny_imdb_args, "algo=zero_shot"]
     path = run(args)
     good = (path / "results.json").read_bytes()
     (path / "results.json").write_bytes(good[: len(good) // 2])
+    capsys.readouterr()
     assert run(args) == path
+    assert "is not a complete, valid results file" in capsys.readouterr().err
     doc = json.loads((path / "results.json").read_text())
     assert validate_results(doc) == [] and doc["metrics"] == json.loads(good)["metrics"]
