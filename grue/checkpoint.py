@@ -59,7 +59,7 @@ def load_latest(root: Path) -> Optional[dict[str, Any]]:
 
             from grue.display import console
 
-            why = str(err).splitlines()[0][:200] if str(err) else type(err).__name__
+            why = str(err).splitlines()[0].split(". ")[0][:200] if str(err) else type(err).__name__
             console.print(f"[yellow]\\[grue] warning: checkpoint {escape(str(path))} is unreadable ({escape(why)}); "
                           "falling back to the previous one[/]", soft_wrap=True)
             continue
