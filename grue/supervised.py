@@ -87,7 +87,10 @@ class SupervisedTrainer:
             pairs = [self.pairs[i] for i in order[start:start + sup.batch_size]]
             loss = model(**supervised_batch(self.policy, pairs, sup.max_length)).loss
             if not torch.isfinite(loss):
-                raise RuntimeError(f"supervised epoch {self.epoch}: loss is {loss.item()}")
+                from grue.rl.trainer import NonFiniteError
+
+                raise NonFiniteError(f"supervised epoch {self.epoch + 1}: loss is {loss.item()}; the run stopped "
+                                     f"and the last epoch's checkpoint is kept", self.epoch + 1, "supervised loss")
             self.optimizer.zero_grad(set_to_none=True)
             self.accelerator.backward(loss)
             self.optimizer.step()

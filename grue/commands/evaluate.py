@@ -72,4 +72,4 @@ def eval_command(args: Sequence[str], fail: Callable[[str], None]) -> None:
     from grue.commands.run import print_metrics
 
     print_metrics(out.path)
-    console.print(f"[green][grue] wrote {out.results}[/]")
+    console.print(f"[green]\\[grue] wrote {out.results}[/]")

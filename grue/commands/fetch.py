@@ -12,7 +12,7 @@ def fetch_command(cfg: Any, fail: Callable[[str], None]) -> None:
 
     assets = hub_assets(cfg)
     if not assets:
-        console.print(f"[grue] {cfg.task} ({cfg.profile}) needs nothing from the hub")
+        console.print(f"\\[grue] {cfg.task} ({cfg.profile}) needs nothing from the hub")
         return
     problems = []
     for kind, ref in assets:

@@ -18,9 +18,9 @@ def run_command(args: Sequence[str], cfg: Any, fail: Callable[[str], None]) -> N
     except NonFiniteError as err:
         fail(str(err))
     except KeyboardInterrupt:
-        console.print("[yellow][grue] interrupted; run the same command again to resume from the last checkpoint[/]")
+        console.print("[yellow]\\[grue] interrupted; run the same command again to resume from the last checkpoint[/]")
         raise SystemExit(130)
-    console.print(f"[green][grue] done: {path}/results.json[/]")
+    console.print(f"[green]\\[grue] done: {path}/results.json[/]")
     print_metrics(path)
 
 
