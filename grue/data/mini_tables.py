@@ -1,8 +1,8 @@
 """Mini ToTTo: SYNTHETIC Wikipedia-style tables with highlighted cells and one-sentence descriptions.
 
 No table-to-text corpus installs from the package registries (research/offline_assets.md (e)), so the
-mini profile writes its own tables in ToTTo's schema: career statistics (season cells are row headers,
-a club cell may span two seasons), filmographies, election results and discographies. One row's cells
+mini profile writes its own tables in ToTTo's schema: career statistics (a club cell may span two
+seasons), filmographies, election results and discographies (a header spanning two columns). One row's cells
 are highlighted, and two annotators' sentences (different wordings of the same facts) describe them;
 train examples keep one, as ToTTo's train split does. Deterministic in the seed.
 Scores on this data say nothing about the paper's task.
@@ -48,7 +48,7 @@ def _career(rng: random.Random) -> tuple[str, str, list, list, list[str]]:
         club = clubs[0] if shared and k == 1 else clubs[k]
         apps, goals = rng.randint(10, 40), rng.randint(0, 25)
         stats.append((season, club, apps, goals))
-        row = [cell(season, True)]
+        row = [cell(season)]  # not a header: ToTTo's heuristic would make every season above a column header
         if not (shared and k == 1):
             row.append(cell(club, row_span=2 if shared and k == 0 else 1))
         table.append(row + [cell(league), cell(apps), cell(goals)])
