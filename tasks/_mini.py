@@ -26,6 +26,9 @@ def rl(max_new_tokens: int, iterations: int = 8) -> dict[str, Any]:
         "ppo": {"learning_rate": 5e-6, "total_steps": iterations * steps, "steps_per_update": steps,
                 "batch_size": steps // 4, "epochs": 2, "rollout_batch_size": 16},
         "kl": {"init_coef": 0.05, "target": 0.5},
+        # One trunk for policy and critic halves the update's forward/backward passes on CPU (as IMDB's
+        # mini preset); the paper's separate critic stays one override away (model.value_model=separate).
+        "model": {"value_model": "shared"},
         "eval": {"eval_every": 4, "save_every": 2},
     }
 
