@@ -121,8 +121,13 @@ class LMPolicy:
         logp = gather(torch.log_softmax(scores.float(), -1), actions)
         raw_logp = gather(torch.log_softmax(raw, -1), actions)
         valid = valid_actions(actions, self.eos_id)
+        # Padding after EOS is usually outside the sampling set (top-k): its log-prob is -inf, and
+        # -inf * 0 is NaN. Padded positions are no actions: unrestricted mask, log-prob 0.
+        action_mask[valid == 0] = True
+        logp = torch.where(valid > 0, logp, torch.zeros_like(logp))
+        raw_logp = torch.where(valid > 0, raw_logp, torch.zeros_like(raw_logp))
         needs_mask = not bool(action_mask.all())
-        return Rollout(prompts, actions, valid, logp * valid, raw_logp * valid,
+        return Rollout(prompts, actions, valid, logp, raw_logp,
                        action_mask if needs_mask else None, gen.temperature if gen.do_sample else 1.0)
 
     def log_probs(self, model: Any, rollout: Rollout, hidden: bool = False):

@@ -59,3 +59,18 @@ def test_valid_stops_after_first_eos():
 
     actions = torch.tensor([[5, 1, 1, 1], [5, 6, 7, 8]])
     assert valid_actions(actions, 1).tolist() == [[1, 1, 0, 0], [1, 1, 1, 1]]
+
+
+def test_episodes_ending_early_under_top_k_give_finite_log_probs_and_loss(tiny_causal_policy):
+    """Padding after EOS falls outside top-k; it must not turn into -inf * 0 = NaN."""
+    policy = tiny_causal_policy
+    bias = torch.zeros(policy.model.config.vocab_size)
+    bias[policy.eos_id] = 4.0  # make EOS likely so episodes end early
+    policy.model.lm_head.register_forward_hook(lambda m, i, o: o + bias)
+    torch.manual_seed(3)
+    rollout = policy.sample(policy.encode(PROMPTS), gen_cfg(top_k=3, max_new_tokens=8))
+    assert (rollout.valid == 0).any()  # some episodes really ended early
+    assert torch.isfinite(rollout.logp).all() and torch.isfinite(rollout.raw_logp).all()
+    new_logp, _, _ = policy.log_probs(policy.model, rollout)
+    assert torch.isfinite(new_logp).all()
+    assert torch.allclose(new_logp * rollout.valid, rollout.logp, atol=1e-5)
