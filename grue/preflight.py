@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from grue.assets import AssetMissing, resolve_dataset, resolve_model
+from grue.results import RL_ALGOS
 
-RL_ALGOS = ("ppo", "nlpo", "supervised_ppo", "supervised_nlpo")
 # Scored under the policy being trained: available whenever the policy loads, which the model check covers.
 _NEEDS_POLICY = ("perplexity",)
 _WAYS_OUT = ("Ways out: fetch hub assets with `grue fetch task=<task>` on a machine with hub access and copy the "

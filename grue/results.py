@@ -7,6 +7,7 @@ from typing import Any
 SCHEMA_VERSION = 1
 TASKS = ("imdb", "commongen", "cnn_dailymail", "totto", "wmt16", "narrativeqa", "dailydialog")
 ALGOS = ("zero_shot", "supervised", "ppo", "nlpo", "supervised_ppo", "supervised_nlpo")
+RL_ALGOS = ("ppo", "nlpo", "supervised_ppo", "supervised_nlpo")  # the ones that optimise a reward
 PROFILES = ("paper", "mini")
 SPLITS = ("val", "test")
 # The stable metric names of DESIGN.md section 4: configs may name any of these; one without a

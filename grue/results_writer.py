@@ -12,8 +12,8 @@ from omegaconf import OmegaConf
 
 from grue.metrics.registry import higher_is_better, known_metrics
 from grue.results import SCHEMA_VERSION
+from grue.results import RL_ALGOS
 
-RL_ALGOS = ("ppo", "nlpo", "supervised_ppo", "supervised_nlpo")
 
 
 def _version(package: str) -> str | None:

@@ -20,8 +20,8 @@ from grue.run_dir import RunDir
 from grue.runtime import configure_threads, device_of, seed_everything
 from grue.runtime_distributed import die_with_launcher, in_launched_process
 from grue.runtime_launch import lock_is_held_by_launcher, needs_relaunch, relaunch
+from grue.results import RL_ALGOS
 
-RL_ALGOS = ("ppo", "nlpo", "supervised_ppo", "supervised_nlpo")
 WARM_STARTED = ("supervised_ppo", "supervised_nlpo")
 
 

@@ -16,8 +16,8 @@ from typing import Any, Sequence
 from grue.config import config_hash, load_config
 from grue.config.load import parse_overrides
 from grue.results import ALGOS
+from grue.results import RL_ALGOS
 
-RL_ALGOS = ("ppo", "nlpo", "supervised_ppo", "supervised_nlpo")
 _REWARD_KEYS = ("reward", "reward.name")
 # Where a sweep writes must be one place: the sweep's bookkeeping lives under it.
 _NOT_SWEPT = ("output_dir",)
