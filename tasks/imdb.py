@@ -55,7 +55,7 @@ TASK = TaskSpec(
         "mini": {
             "model": {"policy": "packaged:smollm2-135m", "max_prompt_length": 24},
             "data": {"source": "packaged:rotten-tomatoes", "split_seed": 42, "max_train": 2000,
-                     "max_val": 48, "max_test": 48},
+                     "max_val": 200, "max_test": 200},
             # The classifier is trained on this split seed's train part only: it never sees eval prompts.
             "reward": {"model": "packaged:minilm-sentiment-split${data.split_seed}", "batch_size": 32},
             "rollout": {"min_new_tokens": 24, "max_new_tokens": 24},

@@ -126,7 +126,7 @@ def _check_values(cfg: DictConfig) -> None:
     if not 0 < cfg.nlpo.top_p <= 1:
         raise ConfigError(f"nlpo.top_p must be in (0, 1], got {cfg.nlpo.top_p}")
     if cfg.kl.target is not None and cfg.kl.target <= 0:
-        raise ConfigError("kl.target must be positive, or null to keep the KL coefficient constant")
+        raise ConfigError("kl.target must be positive, or null for no KL penalty (the paper's 'inf' target)")
     for key in ("total_steps", "steps_per_update", "batch_size", "epochs", "rollout_batch_size"):
         if cfg.ppo[key] <= 0:
             raise ConfigError(f"ppo.{key} must be positive, got {cfg.ppo[key]}")

@@ -90,8 +90,8 @@ class KLConfig:
     """Per-token KL penalty against the frozen reference and its adaptive controller (Eqs. 2-3)."""
 
     init_coef: float = 0.1
-    target: Optional[float] = 0.1     # null: constant coefficient, no adaptation
-    k_beta: float = 0.2               # paper's rate; the reference code hard-codes 0.1
+    target: Optional[float] = 0.1     # null: the paper's "inf" target, no KL penalty (beta 0)
+    k_beta: float = 0.2               # paper's rate; the reference code hard-codes 0.1; 0 keeps beta constant
 
 
 @dataclass

@@ -25,12 +25,13 @@ class AdaptiveKLController:
     """beta_{t+1} = beta_t (1 + K_beta * clip((KL - target) / target, -0.2, 0.2)).
 
     Stepped once per iteration with the mean per-token KL of the rollout (as the reference code
-    does). `target=None` keeps beta constant (the paper's "inf" target means no KL at all, which
-    is `kl.init_coef=0`).
+    does). `target=None` is the paper's "inf" target KL (Table 5's PPO/NLPO without a KL
+    constraint): beta is 0 throughout, so no penalty at all, while the KL itself is still measured
+    and logged. A constant nonzero beta (the reference code's `target_kl=None`) is `k_beta=0`.
     """
 
     def __init__(self, init_coef: float, target: Optional[float], k_beta: float = 0.2) -> None:
-        self.value = float(init_coef)
+        self.value = float(init_coef) if target is not None else 0.0
         self.target = target
         self.k_beta = k_beta
 

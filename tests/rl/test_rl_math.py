@@ -51,8 +51,15 @@ def test_kl_controller_follows_equations_2_and_3():
     assert ctl.value == pytest.approx(before * (1 - 0.2 * 0.05))
 
 
-def test_kl_controller_without_target_is_constant():
-    ctl = AdaptiveKLController(init_coef=0.3, target=None)
+def test_kl_controller_without_target_applies_no_penalty():
+    ctl = AdaptiveKLController(init_coef=0.3, target=None)   # the paper's "inf" target KL
+    assert ctl.value == 0.0
+    for kl in (0.0, 5.0, 100.0):
+        assert ctl.update(kl) == 0.0
+
+
+def test_kl_controller_with_zero_rate_keeps_beta_constant():
+    ctl = AdaptiveKLController(init_coef=0.3, target=0.1, k_beta=0.0)
     for kl in (0.0, 5.0, 100.0):
         assert ctl.update(kl) == 0.3
 
