@@ -28,6 +28,13 @@ class _MaskProcessor(LogitsProcessor):
         self.never_mask = list(never_mask)
         self.cache = None
         self.seen = 0  # tokens of generate()'s input_ids the cache already holds
+        # How often the mask changes anything: generate() applies top-k *after* this processor, so a
+        # step is "bound" when the mask removes one of the policy's top-k candidates (any candidate
+        # when top_k is 0). With min_tokens_to_keep >= top_k and a fresh masking model it never is,
+        # and NLPO then samples exactly as PPO does.
+        self.top_k = 0
+        self.steps = 0
+        self.bound = 0
 
     def _next_logits(self, new: torch.Tensor) -> torch.Tensor:
         """The masking model's logits for the next token after `new` (the tokens not yet cached)."""
@@ -38,7 +45,16 @@ class _MaskProcessor(LogitsProcessor):
         logits = self._next_logits(input_ids[:, self.seen:])
         self.seen = input_ids.shape[1]
         keep = top_p_mask(logits.float(), self.top_p, self.min_tokens_to_keep, self.never_mask)
+        self._count(scores, keep)
         return apply_mask(scores, keep)
+
+    def _count(self, scores: torch.Tensor, keep: torch.Tensor) -> None:
+        candidates = torch.isfinite(scores)
+        if 0 < self.top_k < scores.shape[-1]:
+            top = torch.zeros_like(candidates).scatter(-1, scores.topk(self.top_k, dim=-1).indices, True)
+            candidates &= top
+        self.bound += int((candidates & ~keep).any(-1).sum())
+        self.steps += scores.shape[0]
 
 
 class CausalMaskProcessor(_MaskProcessor):

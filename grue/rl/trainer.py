@@ -59,6 +59,7 @@ class RLTrainer:
         self.data_gen = torch.Generator().manual_seed(int(cfg.seed))
         self.update_gen = torch.Generator().manual_seed(int(cfg.seed) + 1)
         self._order: list[int] = []
+        self._masks: list[Any] = []  # this iteration's NLPO mask processors, for their statistics
         self.rank, self.world = world_of(accelerator)
 
     # -- data order ------------------------------------------------------------------------------
@@ -74,8 +75,17 @@ class RLTrainer:
     def _processors(self, prompts):
         if not self.nlpo:
             return ()
-        return [self.policy.mask_processor(self.mask_model, prompts, self.cfg.nlpo.top_p,
-                                           self.cfg.nlpo.min_tokens_to_keep, self.policy.special_token_ids())]
+        mask = self.policy.mask_processor(self.mask_model, prompts, self.cfg.nlpo.top_p,
+                                          self.cfg.nlpo.min_tokens_to_keep, self.policy.special_token_ids())
+        mask.top_k = int(self.cfg.rollout.top_k or 0)
+        self._masks.append(mask)
+        return [mask]
+
+    def _mask_bound_fraction(self) -> dict[str, float]:
+        """Share of this iteration's sampling steps at which the NLPO mask changed the candidates."""
+        steps, bound = global_sum([sum(m.steps for m in self._masks), sum(m.bound for m in self._masks)], self.world)
+        self._masks = []
+        return {"nlpo/mask_bound_fraction": bound / steps} if steps else {}
 
     def _my_samples(self) -> list[Sample]:
         """This rank's block of the iteration's episodes. Every rank draws the same global order (same
@@ -141,6 +151,7 @@ class RLTrainer:
         else:
             mean_kl, reward_mean = kl_sum / max(valid, 1.0), reward_sum / max(episodes, 1.0)
         _check_finite(self.iteration + 1, mean_reward=reward_mean, mean_KL=mean_kl)
+        mask_stats = self._mask_bound_fraction()
         beta_used = self.kl_ctl.value
         stats = self.update(exp)
         self.kl_ctl.update(mean_kl)
@@ -150,7 +161,7 @@ class RLTrainer:
         tokens = int(valid)
         return {"iteration": self.iteration, "tokens": tokens, "reward_mean": reward_mean, "kl": mean_kl,
                 "kl_coef": beta_used, "next_kl_coef": self.kl_ctl.value, "rollout_s": rollout_s,
-                "update_s": time.perf_counter() - start - rollout_s, **stats}
+                "update_s": time.perf_counter() - start - rollout_s, **mask_stats, **stats}
 
     # -- resume --------------------------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:

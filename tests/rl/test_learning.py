@@ -60,7 +60,7 @@ def test_kl_penalty_holds_the_policy_near_the_reference(tiny_causal_policy):
         policy = tiny_causal_policy
         ref = frozen_copy(policy.model)
         start = {k: v.clone() for k, v in policy.model.state_dict().items()}
-        cfg = tiny_cfg(kl={"init_coef": beta, "target": None})
+        cfg = tiny_cfg(kl={"init_coef": beta, "target": 1.0, "k_beta": 0.0})  # constant beta
         trainer = RLTrainer(cfg, policy, ref, build_value(cfg, policy), TokenCountReward(), samples,
                             Accelerator(cpu=True), nlpo=False)
         kls = [trainer.step()["kl"] for _ in range(8)]

@@ -74,3 +74,36 @@ def test_episodes_ending_early_under_top_k_give_finite_log_probs_and_loss(tiny_c
     new_logp, _, _ = policy.log_probs(policy.model, rollout)
     assert torch.isfinite(new_logp).all()
     assert torch.allclose(new_logp * rollout.valid, rollout.logp, atol=1e-5)
+
+
+def test_mask_bound_counter_counts_steps_where_the_mask_removes_a_top_k_candidate():
+    processor = CausalMaskProcessor(None, SimpleNamespace(attention_mask=None), top_p=0.9, min_tokens_to_keep=1,
+                                    never_mask=())
+    scores = torch.tensor([[4.0, 3.0, 2.0, 1.0, 0.0],
+                           [4.0, 3.0, 2.0, 1.0, 0.0]])
+    keep = torch.tensor([[True, True, True, True, False],    # drops only the 5th-best token
+                         [False, True, True, True, True]])   # drops the best token
+    processor.top_k = 2
+    processor._count(scores, keep)
+    assert (processor.steps, processor.bound) == (2, 1)      # row 1 keeps its top 2; row 2 loses one
+    processor.top_k = 0                                       # no top-k: every candidate counts
+    processor._count(scores, keep)
+    assert (processor.steps, processor.bound) == (4, 3)
+    scores[0, 4] = float("-inf")                              # an already-impossible token is no candidate
+    processor._count(scores, keep)
+    assert (processor.steps, processor.bound) == (6, 4)
+
+
+def test_fresh_mask_keeping_at_least_top_k_tokens_never_binds(tiny_causal_policy):
+    """min_tokens_to_keep >= top_k with the masking model equal to the policy: NLPO samples as PPO."""
+    policy = tiny_causal_policy
+    prompts = policy.encode(PROMPTS)
+    special = policy.special_token_ids()
+    loose = CausalMaskProcessor(frozen_copy(policy.model), prompts, top_p=0.5, min_tokens_to_keep=5, never_mask=special)
+    loose.top_k = 5
+    policy.sample(prompts, gen_cfg(top_k=5, max_new_tokens=5), [loose])
+    tight = CausalMaskProcessor(frozen_copy(policy.model), prompts, top_p=0.01, min_tokens_to_keep=1, never_mask=special)
+    tight.top_k = 50
+    policy.sample(prompts, gen_cfg(top_k=50, max_new_tokens=5), [tight])
+    assert loose.steps > 0 and loose.bound == 0
+    assert tight.bound == tight.steps > 0                   # keeps one token: always fewer than 50
