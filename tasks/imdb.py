@@ -17,7 +17,10 @@ _RL_PAPER = {  # Table 4: identical PPO/NLPO rows; 64000 / 1280 = 50 iterations
 }
 _NLPO_PAPER = {"nlpo": {"top_p": 0.9, "min_tokens_to_keep": 100, "update_every": 5}}  # Table 4 mu=5; ref code min 100
 
-_RL_MINI = {  # sized for 2 CPU cores (~35 s an iteration, a run in minutes); not yet shown to beat zero-shot
+# Sized for 2 CPU cores: 8 iterations of 32 episodes, ~37 s each, ~8 min a run with its evaluations.
+# Measured on a quiet machine (200 val prompts, paired against zero-shot of the same seed): PPO raised
+# val sentiment by +0.057 (seed 0) and +0.069 (seed 1), each about 3.4 standard errors.
+_RL_MINI = {
     "ppo": {"learning_rate": 3e-5, "total_steps": 6144, "steps_per_update": 768, "batch_size": 192,
             "epochs": 2, "rollout_batch_size": 16},
     "kl": {"init_coef": 0.05, "target": 0.5},
@@ -26,6 +29,10 @@ _RL_MINI = {  # sized for 2 CPU cores (~35 s an iteration, a run in minutes); no
     "model": {"value_model": "shared"},
     "eval": {"eval_every": 4, "save_every": 2},
 }
+# The paper's mask settings. With top-k 50 sampling and at least 100 tokens kept, the mask only binds where
+# the policy's top 50 leave the masking model's kept set: 0-0.8 % of sampling steps in the mini runs
+# (logged as nlpo/mask_bound_fraction), so NLPO behaves almost exactly as PPO here. The paper's IMDB
+# configuration has the same top-k 50 / 100-kept combination. nlpo.min_tokens_to_keep=10 makes it bind.
 _NLPO_MINI = {"nlpo": {"top_p": 0.9, "min_tokens_to_keep": 100, "update_every": 4}}
 
 TASK = TaskSpec(
