@@ -15,6 +15,7 @@ from transformers import get_scheduler
 
 from grue.data.sample import Sample
 from grue.policy.batch import position_ids
+from grue.runtime_distributed import average_gradients, contiguous_shard, global_sum, world_of
 
 
 def training_pairs(task: Any, train: Sequence[Sample]) -> list[tuple[str, str]]:
@@ -57,6 +58,12 @@ def seq2seq_batch(policy: Any, pairs: Sequence[tuple[str, str]], max_target: int
     return {"input_ids": prompts.input_ids, "attention_mask": prompts.attention_mask, "labels": labels}
 
 
+def target_tokens(batch: dict[str, torch.Tensor], causal: bool) -> int:
+    """Tokens the loss averages over: labels not -100 (a causal LM never predicts its first position)."""
+    labels = batch["labels"][:, 1:] if causal else batch["labels"]
+    return int((labels != -100).sum())
+
+
 def supervised_batch(policy: Any, pairs: Sequence[tuple[str, str]], max_length: int) -> dict[str, torch.Tensor]:
     """Model keyword arguments for one teacher-forced step; `max_length` caps prompt + target for a
     decoder-only model and the target alone for an encoder-decoder (its prompt has its own cap)."""
@@ -79,25 +86,40 @@ class SupervisedTrainer:
         self.epoch = 0
 
     def train_epoch(self, on_step: Callable[[float], None] | None = None) -> float:
-        """One pass over the pairs in a seeded order; dropout stays off (eval mode) as in RL."""
+        """One pass over the pairs in a seeded order; dropout stays off (eval mode) as in RL.
+
+        With several processes every rank draws the same order and takes its consecutive block of each
+        batch; each rank's token-mean loss is weighted by its share of the batch's target tokens, so
+        the averaged gradient is the gradient of the whole batch's token mean, as with one process.
+        """
         sup, model = self.cfg.supervised, self.policy.model
+        rank, world = world_of(self.accelerator)
+        params = [p for g in self.optimizer.param_groups for p in g["params"]]
         order = torch.randperm(len(self.pairs), generator=self.generator).tolist()
         total = 0.0
         for start in range(0, len(order), sup.batch_size):
-            pairs = [self.pairs[i] for i in order[start:start + sup.batch_size]]
-            loss = model(**supervised_batch(self.policy, pairs, sup.max_length)).loss
-            if not torch.isfinite(loss):
+            pairs = contiguous_shard([self.pairs[i] for i in order[start:start + sup.batch_size]], rank, world)
+            loss, tokens = None, 0
+            if pairs:
+                batch = supervised_batch(self.policy, pairs, sup.max_length)
+                tokens = target_tokens(batch, causal=not self.policy.is_seq2seq)
+                loss = model(**batch).loss if tokens else None
+            all_tokens, loss_sum = global_sum([tokens, loss.item() * tokens if loss is not None else 0.0], world)
+            batch_loss = loss_sum / max(all_tokens, 1.0) if world > 1 else (loss.item() if loss is not None else 0.0)
+            if not math.isfinite(batch_loss):
                 from grue.rl.trainer import NonFiniteError
 
-                raise NonFiniteError(f"supervised epoch {self.epoch + 1}: loss is {loss.item()}; the run stopped "
+                raise NonFiniteError(f"supervised epoch {self.epoch + 1}: loss is {batch_loss}; the run stopped "
                                      f"and the last epoch's checkpoint is kept", self.epoch + 1, "supervised loss")
             self.optimizer.zero_grad(set_to_none=True)
-            self.accelerator.backward(loss)
+            if loss is not None:
+                self.accelerator.backward(loss * (tokens * world / all_tokens) if world > 1 else loss)
+            average_gradients(params, world)
             self.optimizer.step()
             self.scheduler.step()
-            total += loss.item()
+            total += batch_loss
             if on_step:
-                on_step(loss.item())
+                on_step(batch_loss)
         self.epoch += 1
         return total / self.steps_per_epoch
 
