@@ -215,14 +215,19 @@ class Run:
     def _train_rl(self, policy: Any, splits: dict, scorers: Any) -> None:
         from grue.policy.load import build_value, frozen_copy
         from grue.rewards.registry import build_reward
+        from grue.rl.nlpo_mask import loose_mask_note
         from grue.rl.trainer import RLTrainer
 
         cfg = self.cfg
         seed_everything(cfg.seed)  # the RL phase starts from the same state whether or not a warm start ran first
         ref_model = frozen_copy(policy.model)  # pi_0: the initial (for Supervised+RL: the supervised) model
         value = build_value(cfg, policy)
+        nlpo = cfg.algo.endswith("nlpo")
         trainer = RLTrainer(cfg, policy, ref_model, value, build_reward(cfg), splits["train"], self.accelerator,
-                            nlpo=cfg.algo.endswith("nlpo"))
+                            nlpo=nlpo)
+        note = loose_mask_note(int(cfg.rollout.top_k or 0), cfg.nlpo.min_tokens_to_keep) if nlpo else None
+        if note and self.main:
+            console.print(f"[yellow]\\[grue] note: {note}[/]", soft_wrap=True)
         state = load_latest(self.dir.checkpoints)
         if state:
             trainer.load_state_dict(state)

@@ -32,3 +32,15 @@ def top_p_mask(logits: torch.Tensor, top_p: float, min_tokens_to_keep: int = 1,
 
 def apply_mask(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return logits.masked_fill(~mask, float("-inf"))
+
+
+def loose_mask_note(top_k: int, min_tokens_to_keep: int) -> str | None:
+    """A note when the mask can hardly bind: sampling already keeps only the policy's top k, and the
+    mask keeps at least `min_tokens_to_keep` >= k tokens, ranked by a masking model that starts equal
+    to the policy. NLPO then samples as PPO does until the two drift apart (the paper's IMDB settings,
+    top-k 50 and 100 kept, are such a case). Not an error: it is what those settings mean."""
+    if top_k and min_tokens_to_keep >= top_k:
+        return (f"nlpo.min_tokens_to_keep={min_tokens_to_keep} >= rollout.top_k={top_k}: the NLPO mask only binds "
+                "where the policy's top-k leave the masking model's kept set, so NLPO starts out sampling as PPO "
+                "(logs/train.jsonl records nlpo/mask_bound_fraction)")
+    return None

@@ -107,3 +107,12 @@ def test_fresh_mask_keeping_at_least_top_k_tokens_never_binds(tiny_causal_policy
     policy.sample(prompts, gen_cfg(top_k=50, max_new_tokens=5), [tight])
     assert loose.steps > 0 and loose.bound == 0
     assert tight.bound == tight.steps > 0                   # keeps one token: always fewer than 50
+
+
+def test_a_note_names_mask_settings_under_which_nlpo_starts_out_as_ppo():
+    from grue.rl.nlpo_mask import loose_mask_note
+
+    note = loose_mask_note(top_k=50, min_tokens_to_keep=100)     # the paper's IMDB NLPO settings
+    assert "min_tokens_to_keep=100" in note and "top_k=50" in note
+    assert loose_mask_note(top_k=50, min_tokens_to_keep=10) is None
+    assert loose_mask_note(top_k=0, min_tokens_to_keep=100) is None  # no top-k: every token is a candidate
