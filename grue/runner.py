@@ -205,7 +205,7 @@ class Run:
             with self._bar(f"supervised epoch {trainer.epoch + 1}/{cfg.supervised.epochs}",
                            trainer.steps_per_epoch) as bar:
                 loss = trainer.train_epoch(lambda l: bar.advance(1, f"loss {l:.3f}"))
-            if self.main:  # every rank trains the same replica on the same batches; one writes
+            if self.main:  # every rank holds the same weights after each step (gradients averaged); one writes
                 append_jsonl(self.dir.train_log, {"epoch": trainer.epoch, "loss": loss})
                 save_checkpoint(self.dir.checkpoints, trainer.epoch, trainer.state_dict())
         if self.main:
@@ -226,7 +226,7 @@ class Run:
         trainer = RLTrainer(cfg, policy, ref_model, value, build_reward(cfg), splits["train"], self.accelerator,
                             nlpo=nlpo)
         note = loose_mask_note(int(cfg.rollout.top_k or 0), cfg.nlpo.min_tokens_to_keep) if nlpo else None
-        if note and self.main:
+        if note:  # only the main process's console speaks
             console.print(f"[yellow]\\[grue] note: {note}[/]", soft_wrap=True)
         state = load_latest(self.dir.checkpoints)
         if state:

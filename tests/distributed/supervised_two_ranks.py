@@ -10,9 +10,8 @@ torch.set_num_threads(1)
 
 
 def main(spec_path: str) -> None:
+    from _rank_run import run_and_gather
     from grue import supervised
-    from grue.config import load_config
-    from grue.runner import Run
 
     spec = json.loads(open(spec_path).read())
     seen: list[list[str]] = []
@@ -23,14 +22,7 @@ def main(spec_path: str) -> None:
         return real_batch(policy, pairs, max_length)
 
     supervised.supervised_batch = recording_batch
-    run = Run(load_config(spec["args"]), spec["args"])
-    run.execute()
-    gathered = run.accelerator.gather_for_metrics([{"rank": run.accelerator.process_index, "steps": seen}],
-                                                  use_gather_object=True)
-    if run.main:
-        with open(spec["out"], "w") as handle:
-            json.dump(list(gathered), handle)
-    run.accelerator.wait_for_everyone()
+    run_and_gather(spec, "steps", seen)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,15 @@ def env():
     return {**os.environ, "TOKENIZERS_PARALLELISM": "false", "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"}
 
 
+def torchrun_two(script: str, spec: dict, tmp_path: Path) -> None:
+    """Run one of this folder's rank scripts as 2 processes (torchrun, gloo) on `spec`; it must succeed."""
+    (tmp_path / "spec.json").write_text(json.dumps(spec))
+    proc = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
+                           str(HERE / script), str(tmp_path / "spec.json")], cwd=REPO, env=env(),
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+
+
 def test_two_process_evaluation_of_the_same_generations_gives_exactly_the_one_process_metrics(tiny_imdb_args,
                                                                                                tmp_path):
     args = [*tiny_imdb_args, "algo=zero_shot", "data.max_val=7"]  # 7: the ranks' blocks differ in size (4 + 3)
@@ -28,11 +37,7 @@ def test_two_process_evaluation_of_the_same_generations_gives_exactly_the_one_pr
     predictions = [json.loads(l) for l in (one / "predictions" / "val.jsonl").read_text().splitlines()]
     spec = {"args": args, "out": str(tmp_path / "two.json"), "out_dir": str(tmp_path / "acc"),
             "generations": {p["id"]: p["generation"] for p in predictions}}
-    (tmp_path / "spec.json").write_text(json.dumps(spec))
-    proc = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
-                           str(HERE / "eval_two_ranks.py"), str(tmp_path / "spec.json")], cwd=REPO, env=env(),
-                          capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    torchrun_two("eval_two_ranks.py", spec, tmp_path)
     two = json.loads((tmp_path / "two.json").read_text())
     assert two["world"] == 2
     ids = [p["id"] for p in predictions]
@@ -67,11 +72,7 @@ def test_ranks_collect_different_episodes_and_stay_in_step(tiny_imdb_args, tmp_p
     update), and the KL controller and reward statistics global (identical on both ranks)."""
     args = [*tiny_imdb_args, "algo=nlpo", "nlpo.update_every=2", f"output_dir={tmp_path / 'runs'}"]
     spec = {"args": args, "out": str(tmp_path / "ranks.json")}
-    (tmp_path / "spec.json").write_text(json.dumps(spec))
-    proc = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
-                           str(HERE / "train_two_ranks.py"), str(tmp_path / "spec.json")], cwd=REPO, env=env(),
-                          capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    torchrun_two("train_two_ranks.py", spec, tmp_path)
     first, second = json.loads((tmp_path / "ranks.json").read_text())
     assert (first["rank"], second["rank"]) == (0, 1) and len(first["records"]) == 5
     for a, b in zip(first["records"], second["records"]):
@@ -130,11 +131,7 @@ def test_two_process_supervised_training_shards_each_batch_and_matches_one_proce
               [*common, f"output_dir={tmp_path / 'one'}"]).execute()
     args = [*common, f"output_dir={tmp_path / 'two'}"]
     spec = {"args": args, "out": str(tmp_path / "ranks.json")}
-    (tmp_path / "spec.json").write_text(json.dumps(spec))
-    proc = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
-                           str(HERE / "supervised_two_ranks.py"), str(tmp_path / "spec.json")], cwd=REPO, env=env(),
-                          capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    torchrun_two("supervised_two_ranks.py", spec, tmp_path)
     first, second = json.loads((tmp_path / "ranks.json").read_text())
     assert len(first["steps"]) == len(second["steps"]) > 2
     for a, b in zip(first["steps"], second["steps"]):

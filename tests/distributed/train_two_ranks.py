@@ -10,9 +10,8 @@ torch.set_num_threads(1)
 
 
 def main(spec_path: str) -> None:
-    from grue.config import load_config
+    from _rank_run import run_and_gather
     from grue.rl import trainer as trainer_module
-    from grue.runner import Run
 
     spec = json.loads(open(spec_path).read())
     records: list[dict] = []
@@ -30,14 +29,7 @@ def main(spec_path: str) -> None:
         return stats
 
     trainer_module.RLTrainer._my_samples, trainer_module.RLTrainer.step = my_samples, step
-    run = Run(load_config(spec["args"]), spec["args"])
-    run.execute()
-    gathered = run.accelerator.gather_for_metrics([{"rank": run.accelerator.process_index, "records": records}],
-                                                  use_gather_object=True)
-    if run.main:
-        with open(spec["out"], "w") as handle:
-            json.dump(list(gathered), handle)
-    run.accelerator.wait_for_everyone()
+    run_and_gather(spec, "records", records)
 
 
 if __name__ == "__main__":
