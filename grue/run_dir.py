@@ -6,7 +6,7 @@ import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 from grue.io import atomic_write_json, atomic_write_text, read_jsonl
 from grue.lock import RunLock
@@ -68,10 +68,11 @@ class RunDir:
             if log.exists():
                 atomic_write_text(log, "".join(json.dumps(r) + "\n" for r in rows))
 
-    def save_model(self, policy: Any) -> None:
+    def save_model(self, policy: Any, state_dict: Optional[dict] = None) -> None:
+        """The final model in the hub's layout; `state_dict` gives full tensors of a sharded model."""
         tmp = self.path / ".model.tmp"
         shutil.rmtree(tmp, ignore_errors=True)
-        policy.model.save_pretrained(tmp)
+        policy.model.save_pretrained(tmp, state_dict=state_dict)
         policy.tokenizer.save_pretrained(tmp)
         shutil.rmtree(self.model_dir, ignore_errors=True)
         tmp.rename(self.model_dir)

@@ -45,6 +45,7 @@ class Run:
         self.started = time.time()
         self.final_iteration = 0
         self.accelerator, self.main, self.world = None, True, 1
+        self.shard_mode, self.sharding = None, None  # grue.runtime_sharding: set when parameters are sharded
         if not needs_relaunch(cfg):  # the launching process of an N-process run needs no engine of its own
             from grue.runtime_accelerate import make_accelerator
 
@@ -53,11 +54,13 @@ class Run:
 
             self.accelerator = make_accelerator(self.device, self.dir.path)
             self.main, self.world = self.accelerator.is_main_process, self.accelerator.num_processes
-            kind = str(getattr(self.accelerator.distributed_type, "value", ""))
-            if kind in ("FSDP", "DEEPSPEED"):  # launched with a sharding config file directly
-                from grue.accelerate_configs import sharded_refusal
+            if str(getattr(self.accelerator.distributed_type, "value", "")) == "DEEPSPEED":
+                from grue.accelerate_configs import deepspeed_refusal
 
-                raise RuntimeError(sharded_refusal(kind.lower()))
+                raise RuntimeError(deepspeed_refusal())
+            from grue.runtime_sharding import sharding_mode
+
+            self.shard_mode = sharding_mode(cfg, self.accelerator)
             if self.world > 1 and self.device != "cpu":
                 self.device = str(self.accelerator.device)  # this rank's GPU
             console.quiet = console.quiet or not self.main  # one process speaks for the run
@@ -185,9 +188,34 @@ class Run:
         return str(sup_dir / "model")
 
     def _evaluate(self, policy: Any, scorers: Any, samples: list, split: str):
-        with self._bar(f"evaluating {split}", len(samples)) as bar:
+        gathered = self.sharding.gathered([policy.model]) if self.sharding else nullcontext()
+        with self._bar(f"evaluating {split}", len(samples)) as bar, gathered:  # sharded: whole while generating
             return evaluate_split(self.cfg, policy, scorers, samples, progress=bar.advance,
                                   accelerator=self.accelerator)
+
+    def _start_sharding(self) -> Any:
+        """The run's Sharding when its parameters are to be sharded (several processes and a shard mode)."""
+        if self.shard_mode and self.world > 1:
+            from grue.runtime_sharding import Sharding
+
+            self.sharding = Sharding(self.shard_mode, self.world, self.device)
+            console.print(f"\\[grue] parameters sharded over {self.world} processes (shard={self.shard_mode})")
+        elif self.shard_mode:
+            console.print(f"[yellow]\\[grue] note: shard={self.shard_mode} needs several processes "
+                          "(num_processes=N); this one process holds the whole model[/]", soft_wrap=True)
+        return self.sharding
+
+    def _save_checkpoint(self, step: int, trainer: Any) -> None:
+        state = trainer.state_dict()  # every rank: a sharded state is gathered onto the main process
+        if self.main:
+            save_checkpoint(self.dir.checkpoints, step, state)
+
+    def _save_model(self, policy: Any) -> None:
+        from grue.runtime_sharding import Sharding
+
+        state = Sharding.full_state_dict(policy.model) if self.sharding else None  # every rank, when sharded
+        if self.main:
+            self.dir.save_model(policy, state)
 
     # -- supervised ----------------------------------------------------------------------------------
     def _train_supervised(self, task: Any, policy: Any, splits: dict) -> None:
@@ -196,7 +224,8 @@ class Run:
         cfg = self.cfg
         if cfg.model.supervised_init:  # a published supervised checkpoint is the Supervised row as is
             return
-        trainer = SupervisedTrainer(cfg, policy, training_pairs(task, splits["train"]), self.accelerator)
+        trainer = SupervisedTrainer(cfg, policy, training_pairs(task, splits["train"]), self.accelerator,
+                                    self._start_sharding())
         state = load_latest(self.dir.checkpoints)
         if state:
             trainer.load_state_dict(state)
@@ -207,9 +236,8 @@ class Run:
                 loss = trainer.train_epoch(lambda l: bar.advance(1, f"loss {l:.3f}"))
             if self.main:  # every rank holds the same weights after each step (gradients averaged); one writes
                 append_jsonl(self.dir.train_log, {"epoch": trainer.epoch, "loss": loss})
-                save_checkpoint(self.dir.checkpoints, trainer.epoch, trainer.state_dict())
-        if self.main:
-            self.dir.save_model(policy)
+            self._save_checkpoint(trainer.epoch, trainer)
+        self._save_model(policy)
 
     # -- RL ----------------------------------------------------------------------------------------
     def _train_rl(self, policy: Any, splits: dict, scorers: Any) -> None:
@@ -224,7 +252,7 @@ class Run:
         value = build_value(cfg, policy)
         nlpo = cfg.algo.endswith("nlpo")
         trainer = RLTrainer(cfg, policy, ref_model, value, build_reward(cfg), splits["train"], self.accelerator,
-                            nlpo=nlpo)
+                            nlpo=nlpo, sharding=self._start_sharding())
         note = loose_mask_note(int(cfg.rollout.top_k or 0), cfg.nlpo.min_tokens_to_keep) if nlpo else None
         if note:  # only the main process's console speaks
             console.print(f"[yellow]\\[grue] note: {note}[/]", soft_wrap=True)
@@ -246,9 +274,8 @@ class Run:
                     if self.main:
                         append_jsonl(self.dir.eval_log, {"iteration": trainer.iteration, "split": "val",
                                                          "metrics": last_val})
-                if self.main and (trainer.iteration % cfg.eval.save_every == 0 or trainer.iteration == trainer.n_iters):
-                    save_checkpoint(self.dir.checkpoints, trainer.iteration, trainer.state_dict())
+                if trainer.iteration % cfg.eval.save_every == 0 or trainer.iteration == trainer.n_iters:
+                    self._save_checkpoint(trainer.iteration, trainer)
                 bar.advance(1, rl_status(stats, last_val))
         self.final_iteration = trainer.n_iters
-        if self.main:
-            self.dir.save_model(policy)
+        self._save_model(policy)

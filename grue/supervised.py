@@ -8,7 +8,7 @@ the target, ended by EOS, in its decoder. One trainer serves both; only the batc
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import torch
 from transformers import get_scheduler
@@ -16,6 +16,7 @@ from transformers import get_scheduler
 from grue.data.sample import Sample
 from grue.policy.batch import position_ids
 from grue.runtime_distributed import average_gradients, contiguous_shard, global_sum, world_of
+from grue.runtime_sharding import Sharding
 
 
 def training_pairs(task: Any, train: Sequence[Sample]) -> list[tuple[str, str]]:
@@ -72,9 +73,18 @@ def supervised_batch(policy: Any, pairs: Sequence[tuple[str, str]], max_length: 
     return causal_batch(policy.tokenizer, pairs, policy.max_prompt_length, max_length, policy.device)
 
 
+def _zero_loss(model: Any, batch: dict[str, torch.Tensor]) -> torch.Tensor:
+    """A loss of exactly zero that still runs the model forward and backward (its gradients are zeros)."""
+    return model(**batch).logits.sum() * 0.0  # (an encoder-decoder needs the labels for its decoder inputs)
+
+
 class SupervisedTrainer:
-    def __init__(self, cfg: Any, policy: Any, pairs: Sequence[tuple[str, str]], accelerator: Any) -> None:
+    def __init__(self, cfg: Any, policy: Any, pairs: Sequence[tuple[str, str]], accelerator: Any,
+                 sharding: Optional[Sharding] = None) -> None:
         self.cfg, self.policy, self.pairs, self.accelerator = cfg, policy, list(pairs), accelerator
+        self.sharding = sharding
+        if sharding is not None:  # before the optimizer sees the parameters
+            sharding.shard(policy.model)
         sup = cfg.supervised
         self.steps_per_epoch = max(1, math.ceil(len(self.pairs) / sup.batch_size))
         total = self.steps_per_epoch * sup.epochs
@@ -98,12 +108,17 @@ class SupervisedTrainer:
         order = torch.randperm(len(self.pairs), generator=self.generator).tolist()
         total = 0.0
         for start in range(0, len(order), sup.batch_size):
-            pairs = contiguous_shard([self.pairs[i] for i in order[start:start + sup.batch_size]], rank, world)
+            batch_pairs = [self.pairs[i] for i in order[start:start + sup.batch_size]]
+            pairs = contiguous_shard(batch_pairs, rank, world)
             loss, tokens = None, 0
             if pairs:
                 batch = supervised_batch(self.policy, pairs, sup.max_length)
                 tokens = target_tokens(batch, causal=not self.policy.is_seq2seq)
                 loss = model(**batch).loss if tokens else None
+            if self.sharding is not None and loss is None:
+                # a sharded forward and backward are collectives: a rank with nothing to learn from joins
+                # them with a zero-weighted pass
+                loss = _zero_loss(model, supervised_batch(self.policy, batch_pairs[:1], sup.max_length))
             all_tokens, loss_sum = global_sum([tokens, loss.item() * tokens if loss is not None else 0.0], world)
             batch_loss = loss_sum / max(all_tokens, 1.0) if world > 1 else (loss.item() if loss is not None else 0.0)
             if not math.isfinite(batch_loss):
@@ -113,7 +128,7 @@ class SupervisedTrainer:
                                      f"and the last epoch's checkpoint is kept", self.epoch + 1, "supervised loss")
             self.optimizer.zero_grad(set_to_none=True)
             if loss is not None:
-                self.accelerator.backward(loss * (tokens * world / all_tokens) if world > 1 else loss)
+                self.accelerator.backward(loss * (tokens * world / max(all_tokens, 1.0)) if world > 1 else loss)
             average_gradients(params, world)
             self.optimizer.step()
             self.scheduler.step()
@@ -124,13 +139,26 @@ class SupervisedTrainer:
         return total / self.steps_per_epoch
 
     def state_dict(self) -> dict[str, Any]:
-        return {"policy": self.policy.model.state_dict(), "optimizer": self.optimizer.state_dict(),
-                "scheduler": self.scheduler.state_dict(), "epoch": self.epoch,
+        """Every rank must call this (a sharded model is gathered); only the main process's copy is whole."""
+        model, sharding = self.policy.model, self.sharding
+        if sharding is None:
+            weights = {"policy": model.state_dict(), "optimizer": self.optimizer.state_dict()}
+        else:
+            weights = {"policy": sharding.full_state_dict(model),
+                       "optimizer": sharding.optimizer_state_dict(model, self.optimizer), "sharded": True}
+        return {**weights, "scheduler": self.scheduler.state_dict(), "epoch": self.epoch,
                 "generator": self.generator.get_state()}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        self.policy.model.load_state_dict(state["policy"])
-        self.optimizer.load_state_dict(state["optimizer"])
+        from grue.rl.trainer import check_checkpoint_layout
+
+        check_checkpoint_layout(state, self.sharding is not None)
+        if self.sharding is None:
+            self.policy.model.load_state_dict(state["policy"])
+            self.optimizer.load_state_dict(state["optimizer"])
+        else:
+            self.sharding.load_full_state_dict(self.policy.model, state["policy"])
+            self.sharding.load_optimizer_state_dict(self.policy.model, self.optimizer, state["optimizer"])
         self.scheduler.load_state_dict(state["scheduler"])
         self.epoch = state["epoch"]
         self.generator.set_state(state["generator"])

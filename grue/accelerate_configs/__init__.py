@@ -1,9 +1,10 @@
 """Accelerate launch presets by name (`grue run ... accelerate=ddp num_processes=8`).
 
 Each is an `accelerate launch --config_file` YAML shipped with the package. `ddp` and `multi_node` are
-what grue's trainer runs today (data parallel: every process holds the whole policy). `fsdp`, `zero2`
-and `zero3` describe sharded setups for models too big to replicate; the trainer does not shard yet and
-refuses them at start with that reason rather than run replicated under a sharding label.
+data parallel (every process holds the whole policy). `fsdp` and `zero3` shard parameters, gradients
+and optimizer state (shard=full), `zero2` gradients and optimizer state with parameters gathered from
+forward to backward (shard=grad_op). grue does the sharding itself with torch FSDP2
+(grue/runtime_sharding.py); the ZeRO presets name the stage, and DeepSpeed's engine is not used.
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ def preset_path(name: str) -> Path:
     return Path(__file__).resolve().parent / f"{name}.yaml"
 
 
-def sharded_refusal(name: str) -> str:
-    return (f"accelerate={name}: grue's trainer does not shard parameters yet (every process holds the whole "
-            "policy), so it refuses to run under a sharding preset; use accelerate=ddp on one machine or "
-            "accelerate=multi_node across machines")
+def deepspeed_refusal() -> str:
+    return ("this run was launched with a DeepSpeed accelerate config; grue does not use DeepSpeed's engine. "
+            "For ZeRO stage 2 or 3 use accelerate=zero2 or accelerate=zero3 (or shard=grad_op|full), which "
+            "grue runs with torch FSDP")

@@ -102,6 +102,10 @@ def load_config(args: Iterable[str] = (), base: Mapping[str, Any] | None = None)
     dotlist = [f"{k}={v}" for k, v in overrides.items()]
     cfg = _merge(cfg, OmegaConf.from_dotlist(dotlist), "the command line")
     _check_values(cfg)
+    if cfg.shard is None and cfg.accelerate is not None:  # a sharding preset shards without shard= too
+        from grue.runtime_sharding import PRESET_MODES
+
+        cfg.shard = PRESET_MODES.get(cfg.accelerate)
     OmegaConf.set_readonly(cfg, True)
     return cfg
 
@@ -118,11 +122,13 @@ def _check_values(cfg: DictConfig) -> None:
     if cfg.num_processes < 1:
         raise ConfigError(f"num_processes must be at least 1, got {cfg.num_processes}")
     if cfg.accelerate is not None:
-        from grue.accelerate_configs import PRESETS, SHARDED, sharded_refusal
+        from grue.accelerate_configs import PRESETS
 
         _check_choice("accelerate preset", cfg.accelerate, PRESETS)
-        if cfg.accelerate in SHARDED:
-            raise ConfigError(sharded_refusal(cfg.accelerate))
+    if cfg.shard is not None:
+        from grue.runtime_sharding import MODES
+
+        _check_choice("shard mode", cfg.shard, MODES)
     if not 0 < cfg.nlpo.top_p <= 1:
         raise ConfigError(f"nlpo.top_p must be in (0, 1], got {cfg.nlpo.top_p}")
     if cfg.kl.target is not None and cfg.kl.target <= 0:

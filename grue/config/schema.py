@@ -140,6 +140,9 @@ class RunConfig:
     # the run again under torchrun, or under `accelerate launch` with a preset (docs/distributed.md).
     num_processes: int = 1
     accelerate: Optional[str] = None  # preset name: ddp | fsdp | zero2 | zero3 | multi_node (grue/accelerate_configs)
+    # Parameter sharding over the processes (grue/runtime_sharding.py): full (FSDP FULL_SHARD, ZeRO-3) or
+    # grad_op (SHARD_GRAD_OP, about ZeRO-2); the fsdp/zero3 presets mean full, zero2 grad_op.
+    shard: Optional[str] = None
     model: ModelConfig = field(default_factory=ModelConfig)
     data: DataConfig = field(default_factory=DataConfig)
     reward: RewardConfig = field(default_factory=RewardConfig)
@@ -153,4 +156,4 @@ class RunConfig:
 
 
 # Keys that change where or how fast a run goes, not what it computes: excluded from the hash.
-NON_SEMANTIC_KEYS = ("output_dir", "device", "threads", "num_processes", "accelerate")
+NON_SEMANTIC_KEYS = ("output_dir", "device", "threads", "num_processes", "accelerate", "shard")

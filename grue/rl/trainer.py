@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any, Sequence
+from contextlib import nullcontext
+from typing import Any, Optional, Sequence
 
 import torch
 
@@ -18,6 +19,7 @@ from grue.rl.kl import AdaptiveKLController
 from grue.rl.ppo_loss import masked_mean, ppo_loss
 from grue.rl.rollout import Experience, collect, episodes_per_iteration
 from grue.runtime_distributed import average_gradients, global_sum, world_of
+from grue.runtime_sharding import Sharding
 
 
 class NonFiniteError(RuntimeError):
@@ -46,14 +48,28 @@ def build_optimizer(modules: Sequence[torch.nn.Module], lr: float, weight_decay:
                               {"params": no_decay, "weight_decay": 0.0}], lr=lr)
 
 
+def check_checkpoint_layout(state: dict[str, Any], sharded: bool) -> None:
+    """A sharded run keys its optimizer state by parameter name, an unsharded one by position."""
+    if bool(state.get("sharded", False)) != sharded:
+        was, now = ("sharded", "unsharded") if state.get("sharded") else ("unsharded", "sharded")
+        raise RuntimeError(f"this run's checkpoint was written by a {was} run and cannot resume {now}; run the "
+                           f"same command with the shard= setting it was started with")
+
+
 class RLTrainer:
     def __init__(self, cfg: Any, policy: Any, ref_model: Any, value: Any, reward_fn: Any,
-                 train: Sequence[Sample], accelerator: Any, nlpo: bool) -> None:
+                 train: Sequence[Sample], accelerator: Any, nlpo: bool, sharding: Optional[Sharding] = None) -> None:
         self.cfg, self.policy, self.ref_model, self.value = cfg, policy, ref_model, value
         self.reward_fn, self.train, self.accelerator, self.nlpo = reward_fn, list(train), accelerator, nlpo
+        self.mask_model = frozen_copy(policy.model) if nlpo else None  # copied whole, before any sharding
+        self.sharding = sharding
+        if sharding is not None:  # every model, frozen ones too, before the optimizer sees the parameters
+            for model in (policy.model, value, ref_model, self.mask_model):
+                if model is not None:
+                    sharding.shard(model)
         self.optimizer = build_optimizer([policy.model, value], cfg.ppo.learning_rate, cfg.ppo.weight_decay)
+        self._owner = torch.nn.ModuleDict({"policy": policy.model, "value": value})  # names the optimized params
         self.kl_ctl = AdaptiveKLController(cfg.kl.init_coef, cfg.kl.target, cfg.kl.k_beta)
-        self.mask_model = frozen_copy(policy.model) if nlpo else None
         self.iteration = 0
         self.n_iters = max(1, cfg.ppo.total_steps // cfg.ppo.steps_per_update)
         self.data_gen = torch.Generator().manual_seed(int(cfg.seed))
@@ -102,9 +118,17 @@ class RLTrainer:
         if self.world > 1:  # rank-dependent sampling noise, reproducible on resume: (seed, iteration, rank)
             torch.manual_seed(int(cfg.seed) * 1_000_003 + self.iteration * 1009 + self.rank)
         samples = self._my_samples()
-        return collect(self.policy, samples, cfg.rollout, cfg.ppo.rollout_batch_size, self.reward_fn,
-                       self.ref_model, self.value, self.kl_ctl.value, cfg.ppo.gamma, cfg.ppo.gae_lambda,
-                       self._processors if self.nlpo else None)
+        with self.gathered_for_generation():
+            return collect(self.policy, samples, cfg.rollout, cfg.ppo.rollout_batch_size, self.reward_fn,
+                           self.ref_model, self.value, self.kl_ctl.value, cfg.ppo.gamma, cfg.ppo.gae_lambda,
+                           self._processors if self.nlpo else None)
+
+    def gathered_for_generation(self):
+        """Sharded: the policy and masking model whole while each rank decodes at its own pace (the
+        reference and the critic stay sharded; every rank calls them equally often)."""
+        if self.sharding is None:
+            return nullcontext()
+        return self.sharding.gathered([self.policy.model, self.mask_model])
 
     def update(self, exp: Experience) -> dict[str, float]:
         """`ppo.epochs` passes over the episodes in minibatches of about `ppo.batch_size` transitions."""
@@ -128,8 +152,9 @@ class RLTrainer:
                 self.optimizer.zero_grad(set_to_none=True)
                 self.accelerator.backward(losses.total)
                 params = [p for g in self.optimizer.param_groups for p in g["params"]]
-                average_gradients(params, self.world)
-                grad_norm = self.accelerator.clip_grad_norm_(params, cfg.max_grad_norm)
+                average_gradients(params, self.world)  # sharded parameters were averaged by their backward
+                grad_norm = (self.sharding.clip_grad_norm_(params, cfg.max_grad_norm) if self.sharding is not None
+                             else self.accelerator.clip_grad_norm_(params, cfg.max_grad_norm))
                 if grad_norm is not None:  # None under DeepSpeed, which clips inside its own step
                     _check_finite(self.iteration + 1, gradient_norm=float(grad_norm))
                 self.optimizer.step()
@@ -165,18 +190,34 @@ class RLTrainer:
 
     # -- resume --------------------------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
-        return {"policy": self.policy.model.state_dict(), "value": self.value.state_dict(),
-                "mask_model": self.mask_model.state_dict() if self.mask_model is not None else None,
-                "optimizer": self.optimizer.state_dict(), "kl_ctl": self.kl_ctl.state_dict(),
+        """Every rank must call this (sharded models are gathered); only the main process's copy is whole."""
+        return {**self._model_states(), "kl_ctl": self.kl_ctl.state_dict(),
                 "iteration": self.iteration, "order": list(self._order),
                 "data_gen": self.data_gen.get_state(), "update_gen": self.update_gen.get_state()}
 
+    def _model_states(self) -> dict[str, Any]:
+        sharding = self.sharding
+        if sharding is None:
+            return {"policy": self.policy.model.state_dict(), "value": self.value.state_dict(),
+                    "mask_model": self.mask_model.state_dict() if self.mask_model is not None else None,
+                    "optimizer": self.optimizer.state_dict()}
+        return {"policy": sharding.full_state_dict(self.policy.model), "value": sharding.full_state_dict(self.value),
+                "mask_model": sharding.full_state_dict(self.mask_model) if self.mask_model is not None else None,
+                "optimizer": sharding.optimizer_state_dict(self._owner, self.optimizer), "sharded": True}
+
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        self.policy.model.load_state_dict(state["policy"])
-        self.value.load_state_dict(state["value"])
-        if self.mask_model is not None:
-            self.mask_model.load_state_dict(state["mask_model"])
-        self.optimizer.load_state_dict(state["optimizer"])
+        check_checkpoint_layout(state, self.sharding is not None)
+        if self.sharding is None:
+            self.policy.model.load_state_dict(state["policy"])
+            self.value.load_state_dict(state["value"])
+            if self.mask_model is not None:
+                self.mask_model.load_state_dict(state["mask_model"])
+            self.optimizer.load_state_dict(state["optimizer"])
+        else:
+            for model, key in ((self.policy.model, "policy"), (self.value, "value"), (self.mask_model, "mask_model")):
+                if model is not None:
+                    self.sharding.load_full_state_dict(model, state[key])
+            self.sharding.load_optimizer_state_dict(self._owner, self.optimizer, state["optimizer"])
         self.kl_ctl.load_state_dict(state["kl_ctl"])
         self.iteration = state["iteration"]
         self._order = list(state["order"])

@@ -14,7 +14,8 @@ from grue.config import ConfigError, config_hash, load_config
 from grue.runtime_launch import launch_command
 
 EXPECTED = {"ddp": ("MULTI_GPU", 1), "multi_node": ("MULTI_GPU", 2), "fsdp": ("FSDP", 1),
-            "zero2": ("DEEPSPEED", 1), "zero3": ("DEEPSPEED", 1)}
+            "zero2": ("FSDP", 1), "zero3": ("FSDP", 1)}
+STRATEGY = {"fsdp": "FULL_SHARD", "zero3": "FULL_SHARD", "zero2": "SHARD_GRAD_OP"}
 
 
 @pytest.mark.parametrize("name", PRESETS)
@@ -34,10 +35,9 @@ def test_each_preset_is_a_valid_accelerate_launch_config(name):
         for key in raw.get(group, {}):
             assert hasattr(args, key), f"{name}: {group}.{key} is not an option of this accelerate's launcher"
     assert args.num_processes == 2 and args.module and args.training_script == "grue"
-    if name == "zero3":
-        assert args.zero_stage == 3 and args.zero3_init_flag
-    if name == "fsdp":
-        assert args.fsdp_sharding_strategy == "FULL_SHARD" and args.use_fsdp
+    if name in STRATEGY:
+        assert args.fsdp_sharding_strategy == STRATEGY[name] and args.use_fsdp
+        assert args.fsdp_cpu_ram_efficient_loading in (False, "false")  # every rank loads the weights itself
 
 
 def test_presets_are_package_data():
@@ -59,9 +59,22 @@ def test_launch_commands_and_identity():
 
 
 @pytest.mark.parametrize("name", SHARDED)
-def test_sharding_presets_are_refused_until_the_trainer_shards(name):
-    with pytest.raises(ConfigError, match=f"accelerate={name}: grue's trainer does not shard parameters yet"):
-        load_config(["task=imdb", "profile=mini", f"accelerate={name}", "num_processes=2"])
+def test_sharding_presets_select_the_matching_shard_mode(name):
+    """What each preset means for grue's own sharding (grue.runtime_sharding), given or implied."""
+    from grue.runtime_sharding import STRATEGY_MODES, sharding_mode
+
+    cfg = load_config(["task=imdb", "profile=mini", f"accelerate={name}", "num_processes=2"])
+    assert cfg.shard == STRATEGY_MODES[STRATEGY[name]] == ("grad_op" if name == "zero2" else "full")
+    assert load_config(["task=imdb", "profile=mini", f"accelerate={name}", "shard=grad_op"]).shard == "grad_op"
+    # launched by `accelerate launch --config_file <preset>` without shard=: the plugin's strategy decides
+    plugin = type("Plugin", (), {"sharding_strategy": type("S", (), {"name": STRATEGY[name]})()})()
+    accelerator = type("Acc", (), {"state": type("State", (), {"fsdp_plugin": plugin})()})()
+    assert sharding_mode(load_config(["task=imdb", "profile=mini"]), accelerator) == cfg.shard
+
+
+def test_bad_shard_modes_are_refused_with_the_choices():
+    with pytest.raises(ConfigError, match="unknown shard mode 'zero3'"):
+        load_config(["task=imdb", "profile=mini", "shard=zero3"])
 
 
 def test_accelerate_launch_runs_grue_as_a_module(tiny_imdb_args):

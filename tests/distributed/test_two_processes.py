@@ -27,7 +27,8 @@ def torchrun_two(script: str, spec: dict, tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
                            str(HERE / script), str(tmp_path / "spec.json")], cwd=REPO, env=env(),
                           capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    first_error = max(0, proc.stderr.find("Traceback"))  # the failing rank's own traceback, not torchrun's
+    assert proc.returncode == 0, proc.stderr[first_error:first_error + 4000]
 
 
 def test_two_process_evaluation_of_the_same_generations_gives_exactly_the_one_process_metrics(tiny_imdb_args,
