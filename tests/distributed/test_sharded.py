@@ -86,3 +86,13 @@ def test_a_sharded_supervised_then_ppo_run_from_the_command_line(tiny_imdb_args,
         moved = sum(float((a - b).abs().sum()) for a, b in zip(model.state_dict().values(),
                                                                 reference.state_dict().values()))
         assert moved > 0  # trained, whole tensors (not shards, not the initial weights)
+
+
+def test_shard_with_one_process_says_there_is_nothing_to_shard_over_and_runs_whole(tiny_imdb_args, capsys):
+    from grue.runner import Run
+
+    args = [*tiny_imdb_args, "algo=ppo", "shard=full", "ppo.total_steps=24"]
+    path = Run(load_config(args), args).execute()
+    captured = capsys.readouterr()
+    assert "shard=full needs several processes" in " ".join((captured.out + captured.err).split())
+    assert json.loads((path / "run.json").read_text())["status"] == "complete"
