@@ -5,13 +5,14 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import torch
 
 from grue.runtime import rng_state, set_rng_state
 
 KEEP = 2
+SHARDS = "shards"  # a sharded run's weights and optimizer state, one set of files per process
 
 
 def _numbered(root: Path) -> list[tuple[int, Path]]:
@@ -24,11 +25,35 @@ def _numbered(root: Path) -> list[tuple[int, Path]]:
 
 
 def save_checkpoint(root: Path, step: int, state: dict[str, Any]) -> Path:
+    return _publish(_fresh_tmp(root, step), root, step, state)
+
+
+def save_sharded_checkpoint(root: Path, step: int, state: dict[str, Any], write_shards: Callable[[Path], None],
+                            main: bool, barrier: Callable[[], None]) -> Path:
+    """Every process calls this: each writes its shards of the weights into the new checkpoint's
+    `shards/` folder, then the main process adds `state` and publishes the folder as usual. COMPLETE is
+    written only once every process has finished its shards, so a checkpoint is never half sharded."""
+    if main:
+        _fresh_tmp(root, step)
+    barrier()
+    tmp = root / f".tmp-step-{step:06d}"
+    write_shards(tmp / SHARDS)
+    barrier()
+    final = _publish(tmp, root, step, state) if main else root / f"step-{step:06d}"
+    barrier()  # nobody moves on (and may resume from it) before it is in place
+    return final
+
+
+def _fresh_tmp(root: Path, step: int) -> Path:
     root.mkdir(parents=True, exist_ok=True)
-    final = root / f"step-{step:06d}"
     tmp = root / f".tmp-step-{step:06d}"
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
+    return tmp
+
+
+def _publish(tmp: Path, root: Path, step: int, state: dict[str, Any]) -> Path:
+    final = root / f"step-{step:06d}"
     with open(tmp / "state.pt", "wb") as handle:  # fsync: a power cut must not leave a renamed empty file
         torch.save({**state, "rng": rng_state()}, handle)
         handle.flush()
@@ -64,5 +89,6 @@ def load_latest(root: Path) -> Optional[dict[str, Any]]:
                           "falling back to the previous one[/]", soft_wrap=True)
             continue
         set_rng_state(state.pop("rng"))
+        state["checkpoint_dir"] = str(path)  # where a sharded run's shards are
         return state
     return None

@@ -9,7 +9,7 @@ from typing import Any, Sequence
 import torch
 from omegaconf import DictConfig
 
-from grue.checkpoint import latest_step, load_latest, save_checkpoint
+from grue.checkpoint import latest_step, load_latest, save_checkpoint, save_sharded_checkpoint
 from grue.config import config_hash, load_config, to_yaml
 from grue.display import console, progress_bar, rl_status
 from grue.evaluate import build_task_scorers, evaluate_split
@@ -206,9 +206,11 @@ class Run:
         return self.sharding
 
     def _save_checkpoint(self, step: int, trainer: Any) -> None:
-        state = trainer.state_dict()  # every rank: a sharded state is gathered onto the main process
-        if self.main:
-            save_checkpoint(self.dir.checkpoints, step, state)
+        if self.sharding is not None:  # every rank writes its shards, the main one the rest
+            save_sharded_checkpoint(self.dir.checkpoints, step, trainer.state_dict(), trainer.write_shards,
+                                    self.main, self._barrier)
+        elif self.main:  # every rank holds the same weights; one writes
+            save_checkpoint(self.dir.checkpoints, step, trainer.state_dict())
 
     def _save_model(self, policy: Any) -> None:
         from grue.runtime_sharding import Sharding

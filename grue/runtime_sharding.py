@@ -14,12 +14,15 @@ many steps as they need, and a sharded forward pass is a collective every rank m
 TRL does for ZeRO-3, decoding (and evaluation, whose perplexity only the main process computes) runs
 inside `gathered`: the models are all-gathered once, used locally, and sharded again afterwards.
 
-Checkpoints hold full (unsharded) tensors written by the main process, so a checkpoint or a final
-model from a sharded run reads like any other.
+Checkpoints are sharded too: every process writes its own part of the weights and optimizer state
+(torch.distributed.checkpoint), and a resumed run reads back the parts it holds (DCP can re-split
+them for another number of processes; the tests resume with the same number). The final model is
+gathered onto the main process and saved whole.
 """
 from __future__ import annotations
 
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, Iterator, Optional, Sequence
 
 import torch
@@ -112,31 +115,40 @@ class Sharding:
         return get_model_state_dict(model, options=StateDictOptions(full_state_dict=True, cpu_offload=True))
 
     @staticmethod
-    def load_full_state_dict(model: nn.Module, state: dict[str, torch.Tensor]) -> None:
-        """Each rank keeps its shard of full tensors that every rank has read."""
-        from torch.distributed.checkpoint.state_dict import StateDictOptions, set_model_state_dict
+    def save_shards(owner: nn.Module, optimizer: Optional[torch.optim.Optimizer], directory: Path) -> None:
+        """Every process writes its own shards of `owner`'s weights and of the optimizer state
+        (torch.distributed.checkpoint); nothing is gathered in one place."""
+        import torch.distributed.checkpoint as dcp
 
-        set_model_state_dict(model, state, options=StateDictOptions(full_state_dict=True))
-
-    @staticmethod
-    def optimizer_state_dict(owner: nn.Module, optimizer: torch.optim.Optimizer) -> dict[str, Any]:
-        """Full optimizer state keyed by parameter name (`owner` holds every optimized parameter)."""
-        from torch.distributed.checkpoint.state_dict import StateDictOptions, get_optimizer_state_dict
-
-        return get_optimizer_state_dict(owner, optimizer,
-                                        options=StateDictOptions(full_state_dict=True, cpu_offload=True))
+        dcp.save(_sharded_state(owner, optimizer), checkpoint_id=str(directory))
 
     @staticmethod
-    def load_optimizer_state_dict(owner: nn.Module, optimizer: torch.optim.Optimizer, state: dict[str, Any]) -> None:
-        from torch.distributed.checkpoint.state_dict import StateDictOptions, set_optimizer_state_dict
+    def load_shards(owner: nn.Module, optimizer: Optional[torch.optim.Optimizer], directory: Path) -> None:
+        """Each process reads the parts of the saved tensors it holds now (with any number of processes)."""
+        import torch.distributed.checkpoint as dcp
+        from torch.distributed.checkpoint.state_dict import set_model_state_dict, set_state_dict
 
-        set_optimizer_state_dict(owner, optimizer, state, options=StateDictOptions(full_state_dict=True))
+        state = _sharded_state(owner, optimizer)
+        dcp.load(state, checkpoint_id=str(directory))
+        if optimizer is None:
+            set_model_state_dict(owner, state["model"])
+        else:
+            set_state_dict(owner, optimizer, model_state_dict=state["model"], optim_state_dict=state["optimizer"])
 
     @staticmethod
     def clip_grad_norm_(params: Sequence[nn.Parameter], max_norm: float) -> float:
         """The global gradient norm over every rank's shards, clipped to `max_norm`."""
         norm = torch.nn.utils.clip_grad_norm_(params, max_norm)
         return float(norm.full_tensor() if is_sharded(norm) else norm)
+
+
+def _sharded_state(owner: nn.Module, optimizer: Optional[torch.optim.Optimizer]) -> dict[str, Any]:
+    from torch.distributed.checkpoint.state_dict import get_model_state_dict, get_state_dict
+
+    if optimizer is None:
+        return {"model": get_model_state_dict(owner)}
+    model, optim = get_state_dict(owner, optimizer)
+    return {"model": model, "optimizer": optim}
 
 
 def sharding_mode(cfg: Any, accelerator: Any) -> Optional[str]:

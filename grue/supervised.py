@@ -8,11 +8,13 @@ the target, ended by EOS, in its decoder. One trainer serves both; only the batc
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
 import torch
 from transformers import get_scheduler
 
+from grue.checkpoint import SHARDS
 from grue.data.sample import Sample
 from grue.policy.batch import position_ids
 from grue.runtime_distributed import average_gradients, contiguous_shard, global_sum, world_of
@@ -139,15 +141,16 @@ class SupervisedTrainer:
         return total / self.steps_per_epoch
 
     def state_dict(self) -> dict[str, Any]:
-        """Every rank must call this (a sharded model is gathered); only the main process's copy is whole."""
-        model, sharding = self.policy.model, self.sharding
-        if sharding is None:
-            weights = {"policy": model.state_dict(), "optimizer": self.optimizer.state_dict()}
+        """Everything to resume from; a sharded run's weights and optimizer state go to `write_shards`."""
+        if self.sharding is None:
+            weights = {"policy": self.policy.model.state_dict(), "optimizer": self.optimizer.state_dict()}
         else:
-            weights = {"policy": sharding.full_state_dict(model),
-                       "optimizer": sharding.optimizer_state_dict(model, self.optimizer), "sharded": True}
+            weights = {"sharded": True}
         return {**weights, "scheduler": self.scheduler.state_dict(), "epoch": self.epoch,
                 "generator": self.generator.get_state()}
+
+    def write_shards(self, directory: Path) -> None:
+        self.sharding.save_shards(self.policy.model, self.optimizer, directory)
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         from grue.rl.trainer import check_checkpoint_layout
@@ -157,8 +160,7 @@ class SupervisedTrainer:
             self.policy.model.load_state_dict(state["policy"])
             self.optimizer.load_state_dict(state["optimizer"])
         else:
-            self.sharding.load_full_state_dict(self.policy.model, state["policy"])
-            self.sharding.load_optimizer_state_dict(self.policy.model, self.optimizer, state["optimizer"])
+            self.sharding.load_shards(self.policy.model, self.optimizer, Path(state["checkpoint_dir"]) / SHARDS)
         self.scheduler.load_state_dict(state["scheduler"])
         self.epoch = state["epoch"]
         self.generator.set_state(state["generator"])

@@ -8,10 +8,12 @@ from __future__ import annotations
 import math
 import time
 from contextlib import nullcontext
+from pathlib import Path
 from typing import Any, Optional, Sequence
 
 import torch
 
+from grue.checkpoint import SHARDS
 from grue.data.sample import Sample
 from grue.policy.load import frozen_copy
 from grue.policy.masking import entropy
@@ -49,11 +51,11 @@ def build_optimizer(modules: Sequence[torch.nn.Module], lr: float, weight_decay:
 
 
 def check_checkpoint_layout(state: dict[str, Any], sharded: bool) -> None:
-    """A sharded run keys its optimizer state by parameter name, an unsharded one by position."""
+    """A sharded run's weights are in per-process shard files, an unsharded one's in the state itself."""
     if bool(state.get("sharded", False)) != sharded:
         was, now = ("sharded", "unsharded") if state.get("sharded") else ("unsharded", "sharded")
-        raise RuntimeError(f"this run's checkpoint was written by a {was} run and cannot resume {now}; run the "
-                           f"same command with the shard= setting it was started with")
+        raise RuntimeError(f"this run's checkpoint was written {was} and cannot be resumed {now}; run the same "
+                           "command with the shard= setting and number of processes it was started with")
 
 
 class RLTrainer:
@@ -68,7 +70,9 @@ class RLTrainer:
                 if model is not None:
                     sharding.shard(model)
         self.optimizer = build_optimizer([policy.model, value], cfg.ppo.learning_rate, cfg.ppo.weight_decay)
-        self._owner = torch.nn.ModuleDict({"policy": policy.model, "value": value})  # names the optimized params
+        # what a sharded checkpoint holds, by name (grue.runtime_sharding.save_shards)
+        self._owner = torch.nn.ModuleDict({"policy": policy.model, "value": value,
+                                           **({"mask_model": self.mask_model} if nlpo else {})})
         self.kl_ctl = AdaptiveKLController(cfg.kl.init_coef, cfg.kl.target, cfg.kl.k_beta)
         self.iteration = 0
         self.n_iters = max(1, cfg.ppo.total_steps // cfg.ppo.steps_per_update)
@@ -190,20 +194,20 @@ class RLTrainer:
 
     # -- resume --------------------------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
-        """Every rank must call this (sharded models are gathered); only the main process's copy is whole."""
-        return {**self._model_states(), "kl_ctl": self.kl_ctl.state_dict(),
+        """Everything to resume from; a sharded run's weights and optimizer state go to `write_shards`."""
+        if self.sharding is None:
+            weights = {"policy": self.policy.model.state_dict(), "value": self.value.state_dict(),
+                       "mask_model": self.mask_model.state_dict() if self.mask_model is not None else None,
+                       "optimizer": self.optimizer.state_dict()}
+        else:
+            weights = {"sharded": True}
+        return {**weights, "kl_ctl": self.kl_ctl.state_dict(),
                 "iteration": self.iteration, "order": list(self._order),
                 "data_gen": self.data_gen.get_state(), "update_gen": self.update_gen.get_state()}
 
-    def _model_states(self) -> dict[str, Any]:
-        sharding = self.sharding
-        if sharding is None:
-            return {"policy": self.policy.model.state_dict(), "value": self.value.state_dict(),
-                    "mask_model": self.mask_model.state_dict() if self.mask_model is not None else None,
-                    "optimizer": self.optimizer.state_dict()}
-        return {"policy": sharding.full_state_dict(self.policy.model), "value": sharding.full_state_dict(self.value),
-                "mask_model": sharding.full_state_dict(self.mask_model) if self.mask_model is not None else None,
-                "optimizer": sharding.optimizer_state_dict(self._owner, self.optimizer), "sharded": True}
+    def write_shards(self, directory: Path) -> None:
+        """Every process: its shards of the models and of the optimizer state."""
+        self.sharding.save_shards(self._owner, self.optimizer, directory)
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         check_checkpoint_layout(state, self.sharding is not None)
@@ -214,10 +218,7 @@ class RLTrainer:
                 self.mask_model.load_state_dict(state["mask_model"])
             self.optimizer.load_state_dict(state["optimizer"])
         else:
-            for model, key in ((self.policy.model, "policy"), (self.value, "value"), (self.mask_model, "mask_model")):
-                if model is not None:
-                    self.sharding.load_full_state_dict(model, state[key])
-            self.sharding.load_optimizer_state_dict(self._owner, self.optimizer, state["optimizer"])
+            self.sharding.load_shards(self._owner, self.optimizer, Path(state["checkpoint_dir"]) / SHARDS)
         self.kl_ctl.load_state_dict(state["kl_ctl"])
         self.iteration = state["iteration"]
         self._order = list(state["order"])

@@ -44,10 +44,15 @@ def main(spec_path: str) -> None:
         from grue.config import load_config
         from grue.runner import Run
 
+        from grue.checkpoint import latest_step
+
+        run = Run(load_config(spec["args"]), spec["args"])
         try:
-            Run(load_config(spec["args"]), spec["args"]).execute()
+            run.execute()
         except KeyboardInterrupt:
-            records.append({"interrupted": True})
+            newest = latest_step(run.dir.checkpoints)
+            records.append({"interrupted": newest.name,
+                            "files": sorted(str(f.relative_to(newest)) for f in newest.rglob("*") if f.is_file())})
     run_and_gather(spec, "records", records)
 
 

@@ -50,7 +50,10 @@ def test_an_interrupted_sharded_run_resumes_to_the_uninterrupted_weights(tiny_im
     args = [*tiny_imdb_args, "algo=ppo", "shard=grad_op"]
     straight, _ = training(sharded_run(args, tmp_path, "straight"))
     ranks = sharded_run(args, tmp_path, "resumed", interrupt_after=3)
-    assert {"interrupted": True} in ranks[0]["records"]
+    (stop,) = [r for r in ranks[0]["records"] if "interrupted" in r]
+    assert stop["interrupted"] == "step-000003"
+    # the main process's state, and each process's own shards of the weights and optimizer state
+    assert {"COMPLETE", "state.pt", "shards/.metadata", "shards/__0_0.distcp", "shards/__1_0.distcp"} <= set(stop["files"])
     resumed, _ = training(ranks)
     assert [r["iteration"] for r in resumed] == [1, 2, 3, 4, 5]  # 4 and 5 after the restart
     assert resumed[-1]["checksum"] == pytest.approx(straight[-1]["checksum"], rel=1e-9)
@@ -96,3 +99,14 @@ def test_shard_with_one_process_says_there_is_nothing_to_shard_over_and_runs_who
     captured = capsys.readouterr()
     assert "shard=full needs several processes" in " ".join((captured.out + captured.err).split())
     assert json.loads((path / "run.json").read_text())["status"] == "complete"
+
+
+def test_a_checkpoint_resumes_only_with_the_layout_it_was_written_in():
+    from grue.rl.trainer import check_checkpoint_layout
+
+    check_checkpoint_layout({"sharded": True}, sharded=True)
+    check_checkpoint_layout({"policy": {}}, sharded=False)
+    with pytest.raises(RuntimeError, match="written sharded and cannot be resumed unsharded"):
+        check_checkpoint_layout({"sharded": True}, sharded=False)
+    with pytest.raises(RuntimeError, match="written unsharded and cannot be resumed sharded"):
+        check_checkpoint_layout({"policy": {}}, sharded=True)
