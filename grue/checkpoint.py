@@ -15,6 +15,14 @@ KEEP = 2
 SHARDS = "shards"  # a sharded run's weights and optimizer state, one set of files per process
 
 
+def check_checkpoint_layout(state: dict[str, Any], sharded: bool) -> None:
+    """A sharded run's weights are in per-process shard files, an unsharded one's in the state itself."""
+    if bool(state.get("sharded", False)) != sharded:
+        was, now = ("sharded", "unsharded") if state.get("sharded") else ("unsharded", "sharded")
+        raise RuntimeError(f"this run's checkpoint was written {was} and cannot be resumed {now}; run the same "
+                           "command with the shard= setting and number of processes it was started with")
+
+
 def _numbered(root: Path) -> list[tuple[int, Path]]:
     found = []
     for path in root.glob("step-*"):

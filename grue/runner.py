@@ -236,7 +236,7 @@ class Run:
             with self._bar(f"supervised epoch {trainer.epoch + 1}/{cfg.supervised.epochs}",
                            trainer.steps_per_epoch) as bar:
                 loss = trainer.train_epoch(lambda l: bar.advance(1, f"loss {l:.3f}"))
-            if self.main:  # every rank holds the same weights after each step (gradients averaged); one writes
+            if self.main:  # one process writes the log
                 append_jsonl(self.dir.train_log, {"epoch": trainer.epoch, "loss": loss})
             self._save_checkpoint(trainer.epoch, trainer)
         self._save_model(policy)

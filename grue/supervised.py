@@ -14,7 +14,7 @@ from typing import Any, Callable, Optional, Sequence
 import torch
 from transformers import get_scheduler
 
-from grue.checkpoint import SHARDS
+from grue.checkpoint import SHARDS, check_checkpoint_layout
 from grue.data.sample import Sample
 from grue.policy.batch import position_ids
 from grue.runtime_distributed import average_gradients, contiguous_shard, global_sum, world_of
@@ -77,7 +77,7 @@ def supervised_batch(policy: Any, pairs: Sequence[tuple[str, str]], max_length: 
 
 def _zero_loss(model: Any, batch: dict[str, torch.Tensor]) -> torch.Tensor:
     """A loss of exactly zero that still runs the model forward and backward (its gradients are zeros)."""
-    return model(**batch).logits.sum() * 0.0  # (an encoder-decoder needs the labels for its decoder inputs)
+    return model(**batch).logits.sum() * 0.0  # labels kept: an encoder-decoder makes its decoder inputs from them
 
 
 class SupervisedTrainer:
@@ -153,8 +153,6 @@ class SupervisedTrainer:
         self.sharding.save_shards(self.policy.model, self.optimizer, directory)
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        from grue.rl.trainer import check_checkpoint_layout
-
         check_checkpoint_layout(state, self.sharding is not None)
         if self.sharding is None:
             self.policy.model.load_state_dict(state["policy"])

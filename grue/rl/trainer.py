@@ -13,7 +13,7 @@ from typing import Any, Optional, Sequence
 
 import torch
 
-from grue.checkpoint import SHARDS
+from grue.checkpoint import SHARDS, check_checkpoint_layout
 from grue.data.sample import Sample
 from grue.policy.load import frozen_copy
 from grue.policy.masking import entropy
@@ -48,14 +48,6 @@ def build_optimizer(modules: Sequence[torch.nn.Module], lr: float, weight_decay:
                 (no_decay if param.ndim < 2 or "norm" in name.lower() else decay).append(param)
     return torch.optim.AdamW([{"params": decay, "weight_decay": weight_decay},
                               {"params": no_decay, "weight_decay": 0.0}], lr=lr)
-
-
-def check_checkpoint_layout(state: dict[str, Any], sharded: bool) -> None:
-    """A sharded run's weights are in per-process shard files, an unsharded one's in the state itself."""
-    if bool(state.get("sharded", False)) != sharded:
-        was, now = ("sharded", "unsharded") if state.get("sharded") else ("unsharded", "sharded")
-        raise RuntimeError(f"this run's checkpoint was written {was} and cannot be resumed {now}; run the same "
-                           "command with the shard= setting and number of processes it was started with")
 
 
 class RLTrainer:
@@ -159,7 +151,7 @@ class RLTrainer:
                 average_gradients(params, self.world)  # sharded parameters were averaged by their backward
                 grad_norm = (self.sharding.clip_grad_norm_(params, cfg.max_grad_norm) if self.sharding is not None
                              else self.accelerator.clip_grad_norm_(params, cfg.max_grad_norm))
-                if grad_norm is not None:  # None under DeepSpeed, which clips inside its own step
+                if grad_norm is not None:  # None where an accelerate engine clips inside its own step
                     _check_finite(self.iteration + 1, gradient_norm=float(grad_norm))
                 self.optimizer.step()
                 steps += 1

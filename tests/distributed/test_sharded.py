@@ -102,7 +102,7 @@ def test_shard_with_one_process_says_there_is_nothing_to_shard_over_and_runs_who
 
 
 def test_a_checkpoint_resumes_only_with_the_layout_it_was_written_in():
-    from grue.rl.trainer import check_checkpoint_layout
+    from grue.checkpoint import check_checkpoint_layout
 
     check_checkpoint_layout({"sharded": True}, sharded=True)
     check_checkpoint_layout({"policy": {}}, sharded=False)
