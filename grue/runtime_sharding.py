@@ -158,5 +158,10 @@ def sharding_mode(cfg: Any, accelerator: Any) -> Optional[str]:
     plugin = getattr(getattr(accelerator, "state", None), "fsdp_plugin", None)
     if plugin is None:
         return None
-    strategy = getattr(getattr(plugin, "sharding_strategy", None), "name", None)
-    return STRATEGY_MODES.get(str(strategy), "full")
+    # accelerate's FSDP2 plugin says reshard_after_forward (a bool); its FSDP1 plugin a strategy, kept in
+    # reshard_after_forward when given under that name and in sharding_strategy otherwise
+    reshard = getattr(plugin, "reshard_after_forward", None)
+    if isinstance(reshard, bool):
+        return "full" if reshard else "grad_op"
+    strategy = reshard if reshard is not None else getattr(plugin, "sharding_strategy", None)
+    return STRATEGY_MODES.get(str(getattr(strategy, "name", strategy)), "full")

@@ -61,15 +61,31 @@ def test_launch_commands_and_identity():
 @pytest.mark.parametrize("name", SHARDED)
 def test_sharding_presets_select_the_matching_shard_mode(name):
     """What each preset means for grue's own sharding (grue.runtime_sharding), given or implied."""
-    from grue.runtime_sharding import STRATEGY_MODES, sharding_mode
+    from grue.runtime_sharding import STRATEGY_MODES
 
     cfg = load_config(["task=imdb", "profile=mini", f"accelerate={name}", "num_processes=2"])
     assert cfg.shard == STRATEGY_MODES[STRATEGY[name]] == ("grad_op" if name == "zero2" else "full")
     assert load_config(["task=imdb", "profile=mini", f"accelerate={name}", "shard=grad_op"]).shard == "grad_op"
-    # launched by `accelerate launch --config_file <preset>` without shard=: the plugin's strategy decides
-    plugin = type("Plugin", (), {"sharding_strategy": type("S", (), {"name": STRATEGY[name]})()})()
-    accelerator = type("Acc", (), {"state": type("State", (), {"fsdp_plugin": plugin})()})()
-    assert sharding_mode(load_config(["task=imdb", "profile=mini"]), accelerator) == cfg.shard
+
+
+
+@pytest.mark.parametrize("plugin_args, mode", [
+    ({"sharding_strategy": "FULL_SHARD"}, "full"), ({"sharding_strategy": "SHARD_GRAD_OP"}, "grad_op"),
+    ({"reshard_after_forward": "SHARD_GRAD_OP"}, "grad_op"),
+    ({"fsdp_version": 2, "reshard_after_forward": True}, "full"),
+    ({"fsdp_version": 2, "reshard_after_forward": False}, "grad_op")])
+def test_a_launch_with_an_fsdp_config_and_no_shard_key_shards_as_the_config_says(plugin_args, mode):
+    """`accelerate launch --config_file <an FSDP config> -m grue run ...`: accelerate's own plugin decides."""
+    from types import SimpleNamespace
+
+    from accelerate.utils import FullyShardedDataParallelPlugin
+
+    from grue.runtime_sharding import sharding_mode
+
+    accelerator = SimpleNamespace(state=SimpleNamespace(fsdp_plugin=FullyShardedDataParallelPlugin(**plugin_args)))
+    assert sharding_mode(load_config(["task=imdb", "profile=mini"]), accelerator) == mode
+    assert sharding_mode(load_config(["task=imdb", "profile=mini", "shard=full"]), accelerator) == "full"
+    assert sharding_mode(load_config(["task=imdb", "profile=mini"]), SimpleNamespace(state=None)) is None
 
 
 def test_bad_shard_modes_are_refused_with_the_choices():
