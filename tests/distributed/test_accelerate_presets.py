@@ -68,7 +68,6 @@ def test_sharding_presets_select_the_matching_shard_mode(name):
     assert load_config(["task=imdb", "profile=mini", f"accelerate={name}", "shard=grad_op"]).shard == "grad_op"
 
 
-
 @pytest.mark.parametrize("plugin_args, mode", [
     ({"sharding_strategy": "FULL_SHARD"}, "full"), ({"sharding_strategy": "SHARD_GRAD_OP"}, "grad_op"),
     ({"reshard_after_forward": "SHARD_GRAD_OP"}, "grad_op"),
