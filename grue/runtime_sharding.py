@@ -21,6 +21,7 @@ gathered onto the main process and saved whole.
 """
 from __future__ import annotations
 
+import warnings
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator, Optional, Sequence
@@ -59,6 +60,10 @@ class Sharding:
         from torch.distributed.device_mesh import init_device_mesh
 
         self.mode, self.world = mode, world
+        # FSDP2 warns when a model returns a view (a causal LM's logits often are), because an in-place
+        # op on it would skip the backward all-gather. grue only reads model outputs out of place, and the
+        # sharded runs' losses match the replicated ones (tests/distributed/test_sharded.py).
+        warnings.filterwarnings("ignore", message=r"FSDP2-wrapped module .* returned a view tensor")
         self.mesh = init_device_mesh("cuda" if str(device).startswith("cuda") else "cpu", (world,))
         self.models: list[nn.Module] = []
 
