@@ -120,40 +120,31 @@ class Sharding:
         return get_model_state_dict(model, options=StateDictOptions(full_state_dict=True, cpu_offload=True))
 
     @staticmethod
-    def save_shards(owner: nn.Module, optimizer: Optional[torch.optim.Optimizer], directory: Path) -> None:
+    def save_shards(owner: nn.Module, optimizer: torch.optim.Optimizer, directory: Path) -> None:
         """Every process writes its own shards of `owner`'s weights and of the optimizer state
         (torch.distributed.checkpoint); nothing is gathered in one place."""
         import torch.distributed.checkpoint as dcp
+        from torch.distributed.checkpoint.state_dict import get_state_dict
 
-        dcp.save(_sharded_state(owner, optimizer), checkpoint_id=str(directory))
+        model, optim = get_state_dict(owner, optimizer)
+        dcp.save({"model": model, "optimizer": optim}, checkpoint_id=str(directory))
 
     @staticmethod
-    def load_shards(owner: nn.Module, optimizer: Optional[torch.optim.Optimizer], directory: Path) -> None:
-        """Each process reads the parts of the saved tensors it holds now (with any number of processes)."""
+    def load_shards(owner: nn.Module, optimizer: torch.optim.Optimizer, directory: Path) -> None:
+        """Each process reads back the parts of the saved tensors it holds."""
         import torch.distributed.checkpoint as dcp
-        from torch.distributed.checkpoint.state_dict import set_model_state_dict, set_state_dict
+        from torch.distributed.checkpoint.state_dict import get_state_dict, set_state_dict
 
-        state = _sharded_state(owner, optimizer)
+        model, optim = get_state_dict(owner, optimizer)  # this process's shards, filled in place by load
+        state = {"model": model, "optimizer": optim}
         dcp.load(state, checkpoint_id=str(directory))
-        if optimizer is None:
-            set_model_state_dict(owner, state["model"])
-        else:
-            set_state_dict(owner, optimizer, model_state_dict=state["model"], optim_state_dict=state["optimizer"])
+        set_state_dict(owner, optimizer, model_state_dict=state["model"], optim_state_dict=state["optimizer"])
 
     @staticmethod
     def clip_grad_norm_(params: Sequence[nn.Parameter], max_norm: float) -> float:
         """The global gradient norm over every rank's shards, clipped to `max_norm`."""
         norm = torch.nn.utils.clip_grad_norm_(params, max_norm)
         return float(norm.full_tensor() if is_sharded(norm) else norm)
-
-
-def _sharded_state(owner: nn.Module, optimizer: Optional[torch.optim.Optimizer]) -> dict[str, Any]:
-    from torch.distributed.checkpoint.state_dict import get_model_state_dict, get_state_dict
-
-    if optimizer is None:
-        return {"model": get_model_state_dict(owner)}
-    model, optim = get_state_dict(owner, optimizer)
-    return {"model": model, "optimizer": optim}
 
 
 def sharding_mode(cfg: Any, accelerator: Any) -> Optional[str]:
