@@ -44,24 +44,32 @@ def save_sharded_checkpoint(root: Path, step: int, state: dict[str, Any], write_
     if main:
         _fresh_tmp(root, step)
     barrier()
-    tmp = root / f".tmp-step-{step:06d}"
-    write_shards(tmp / SHARDS)
+    write_shards(_tmp_dir(root, step) / SHARDS)
     barrier()
-    final = _publish(tmp, root, step, state) if main else root / f"step-{step:06d}"
+    if main:
+        _publish(_tmp_dir(root, step), root, step, state)
     barrier()  # nobody moves on (and may resume from it) before it is in place
-    return final
+    return _step_dir(root, step)
+
+
+def _step_dir(root: Path, step: int) -> Path:
+    return root / f"step-{step:06d}"
+
+
+def _tmp_dir(root: Path, step: int) -> Path:
+    return root / f".tmp-step-{step:06d}"
 
 
 def _fresh_tmp(root: Path, step: int) -> Path:
     root.mkdir(parents=True, exist_ok=True)
-    tmp = root / f".tmp-step-{step:06d}"
+    tmp = _tmp_dir(root, step)
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
     return tmp
 
 
 def _publish(tmp: Path, root: Path, step: int, state: dict[str, Any]) -> Path:
-    final = root / f"step-{step:06d}"
+    final = _step_dir(root, step)
     with open(tmp / "state.pt", "wb") as handle:  # fsync: a power cut must not leave a renamed empty file
         torch.save({**state, "rng": rng_state()}, handle)
         handle.flush()

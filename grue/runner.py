@@ -213,9 +213,7 @@ class Run:
             save_checkpoint(self.dir.checkpoints, step, trainer.state_dict())
 
     def _save_model(self, policy: Any) -> None:
-        from grue.runtime_sharding import Sharding
-
-        state = Sharding.full_state_dict(policy.model) if self.sharding else None  # every rank, when sharded
+        state = self.sharding.full_state_dict(policy.model) if self.sharding else None  # every rank, when sharded
         if self.main:
             self.dir.save_model(policy, state)
 

@@ -31,8 +31,7 @@ from torch import nn
 from transformers import PreTrainedModel
 
 MODES = {"full": True, "grad_op": False}  # mode -> FSDP2's reshard_after_forward
-# How the accelerate presets and FSDP's own strategy names map onto the modes.
-PRESET_MODES = {"fsdp": "full", "zero3": "full", "zero2": "grad_op"}
+# How FSDP's own strategy names map onto the modes (the presets' own map: grue.accelerate_configs).
 STRATEGY_MODES = {"FULL_SHARD": "full", "HYBRID_SHARD": "full", "SHARD_GRAD_OP": "grad_op",
                   "_HYBRID_SHARD_ZERO2": "grad_op"}
 
@@ -65,7 +64,6 @@ class Sharding:
         # sharded runs' losses match the replicated ones (tests/distributed/test_sharded.py).
         warnings.filterwarnings("ignore", message=r"FSDP2-wrapped module .* returned a view tensor")
         self.mesh = init_device_mesh("cuda" if str(device).startswith("cuda") else "cpu", (world,))
-        self.models: list[nn.Module] = []
 
     def shard(self, model: nn.Module) -> nn.Module:
         """Shard `model` in place and return it.
@@ -90,16 +88,14 @@ class Sharding:
             # Set up the unit tree now: generate() may first call a submodule (an encoder) on its own,
             # which would otherwise make a block the root of its own tree.
             model._get_fsdp_state()._lazy_init()
-        if model not in self.models:
-            self.models.append(model)
         return model
 
     @contextmanager
-    def gathered(self, models: Optional[Sequence[Optional[nn.Module]]] = None) -> Iterator[None]:
+    def gathered(self, models: Sequence[Optional[nn.Module]]) -> Iterator[None]:
         """Inside, the models hold their full parameters and run without collectives (no_grad use)."""
         from torch.distributed.fsdp import FSDPModule
 
-        units = [m for model in (self.models if models is None else models) if model is not None
+        units = [m for model in models if model is not None
                  for m in model.modules() if isinstance(m, FSDPModule)]
         for unit in units:
             unit.unshard()

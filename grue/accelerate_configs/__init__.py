@@ -11,7 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 PRESETS = ("ddp", "fsdp", "zero2", "zero3", "multi_node")
-SHARDED = ("fsdp", "zero2", "zero3")
+# what the sharding presets mean for grue.runtime_sharding (FULL_SHARD / SHARD_GRAD_OP)
+SHARD_MODES = {"fsdp": "full", "zero3": "full", "zero2": "grad_op"}
+SHARDED = tuple(SHARD_MODES)
 
 
 def preset_path(name: str) -> Path:

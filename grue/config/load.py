@@ -103,9 +103,9 @@ def load_config(args: Iterable[str] = (), base: Mapping[str, Any] | None = None)
     cfg = _merge(cfg, OmegaConf.from_dotlist(dotlist), "the command line")
     _check_values(cfg)
     if cfg.shard is None and cfg.accelerate is not None:  # a sharding preset shards without shard= too
-        from grue.runtime_sharding import PRESET_MODES
+        from grue.accelerate_configs import SHARD_MODES
 
-        cfg.shard = PRESET_MODES.get(cfg.accelerate)
+        cfg.shard = SHARD_MODES.get(cfg.accelerate)
     OmegaConf.set_readonly(cfg, True)
     return cfg
 
