@@ -17,7 +17,7 @@ from pathlib import Path
 
 from grue.commands.score import score
 from grue.config import load_config
-from grue.evaluate import metric_context
+from grue.run.evaluate import metric_context
 from tasks import get_task, task_names
 
 

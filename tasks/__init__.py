@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import importlib
 
-from grue.task_spec import TaskSpec
+from grue.config.task_spec import TaskSpec
 
 TASK_NAMES = ("imdb", "commongen", "cnn_dailymail", "totto", "wmt16", "narrativeqa", "dailydialog")
 

@@ -8,7 +8,7 @@ corpus installs offline), the packaged SmolLM2-135M with a zero-shot cue after t
 the reward; CPU-sized and not comparable to the paper.
 """
 from grue.data.cnn_dailymail import MINI_SOURCE, PROMPT_PREFIX, load_cnn_dailymail_splits  # noqa: F401
-from grue.task_spec import DIVERSITY_METRICS, TaskSpec
+from grue.config.task_spec import DIVERSITY_METRICS, TaskSpec
 from tasks import _mini
 
 HUB_CONFIG = "3.0.0"  # the dataset's subset directory (data.config)

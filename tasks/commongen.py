@@ -8,7 +8,7 @@ packaged SmolLM2-135M with a zero-shot cue after the paper's prompt, METEOR as t
 not comparable to the paper.
 """
 from grue.data.commongen import CONCEPT_SEPARATOR, MINI_SOURCE, PROMPT_PREFIX, load_commongen_splits  # noqa: F401
-from grue.task_spec import DIVERSITY_METRICS, TaskSpec
+from grue.config.task_spec import DIVERSITY_METRICS, TaskSpec
 from tasks import _mini
 
 _MINI_TOKENS = 20  # one sentence

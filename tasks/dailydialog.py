@@ -11,7 +11,7 @@ unavailable offline); CPU-sized and not comparable to the paper.
 """
 from grue.data.dailydialog import CONTEXT_SIZE, MINI_SOURCE, UTTERANCE_SEPARATOR  # noqa: F401
 from grue.data.dailydialog import load_dailydialog_splits
-from grue.task_spec import DIVERSITY_METRICS, TaskSpec
+from grue.config.task_spec import DIVERSITY_METRICS, TaskSpec
 from tasks import _mini
 
 _MINI_TOKENS = 20  # the reference code's generation length

@@ -8,7 +8,7 @@ sentiment classifier trained once on the mini train split; sized for 2 CPU cores
 to the paper.
 """
 from grue.data.imdb import continuation_target, load_imdb_splits, positive_only
-from grue.task_spec import DIVERSITY_METRICS, TaskSpec
+from grue.config.task_spec import DIVERSITY_METRICS, TaskSpec
 
 _RL_PAPER = {  # Table 4: identical PPO/NLPO rows; 64000 / 1280 = 50 iterations
     "ppo": {"learning_rate": 1e-6, "total_steps": 64000, "steps_per_update": 1280, "batch_size": 64,

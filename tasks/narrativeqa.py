@@ -11,7 +11,7 @@ cue after the prompt, ROUGE-L-Max as the reward; CPU-sized and not comparable to
 """
 from grue.data.narrativeqa import LOWERCASE as LOWERCASE_INPUTS  # noqa: F401
 from grue.data.narrativeqa import MINI_SOURCE, PROMPT_SEPARATOR, load_narrativeqa_splits  # noqa: F401
-from grue.task_spec import DIVERSITY_METRICS, TaskSpec
+from grue.config.task_spec import DIVERSITY_METRICS, TaskSpec
 from tasks import _mini
 
 _MINI_TOKENS = 16  # the generated answers are 2-8 tokens

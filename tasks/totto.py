@@ -9,7 +9,7 @@ table-to-text corpus installs offline), the packaged SmolLM2-135M with a zero-sh
 METEOR as the reward; CPU-sized and not comparable to the paper.
 """
 from grue.data.totto import MINI_SOURCE, load_totto_splits
-from grue.task_spec import DIVERSITY_METRICS, TaskSpec
+from grue.config.task_spec import DIVERSITY_METRICS, TaskSpec
 from tasks import _mini
 
 _MINI_TOKENS = 32  # the generated descriptions are about 28 tokens

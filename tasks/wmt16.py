@@ -10,7 +10,7 @@ no parallel text installs offline), the packaged SmolLM2-135M with a zero-shot c
 as the reward; CPU-sized and not comparable to the paper.
 """
 from grue.data.wmt16 import IWSLT2017, MINI_SOURCE, PROMPT_PREFIX, load_wmt16_splits  # noqa: F401
-from grue.task_spec import DIVERSITY_METRICS, TaskSpec
+from grue.config.task_spec import DIVERSITY_METRICS, TaskSpec
 from tasks import _mini
 
 HUB_CONFIG = "de-en"  # the dataset's language-pair directory (data.config); source en, target de

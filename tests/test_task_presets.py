@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from grue.config import load_config
-from grue.results import ALGOS, METRIC_NAMES
+from grue.results.schema import ALGOS, METRIC_NAMES
 from tasks import get_task
 
 TASKS = ("commongen", "cnn_dailymail", "totto", "wmt16", "narrativeqa", "dailydialog")

@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-from grue.lock import RunLock
+from grue.storage.lock import RunLock
 
 
 def build_once(target: Path, build: Callable[[Path], None], marker: str = "config.json") -> Path:

@@ -55,7 +55,7 @@ def ensure_sentiment_classifier(split_seed: int) -> Path:
     from grue.assets.build_once import build_once
 
     def build(out: Path) -> None:
-        from grue.data.imdb import rotten_tomatoes_splits
+        from grue.assets.rotten_tomatoes import rotten_tomatoes_splits
 
         train = rotten_tomatoes_splits(split_seed)["train"][:TRAIN_CAP]
         train_classifier([t for t, _ in train], [y for _, y in train], out)

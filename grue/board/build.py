@@ -20,7 +20,7 @@ from grue.board.questions import answer_questions
 from grue.board.reference import PAPER, reference_frame
 from grue.board.scores import entry_scores, fit_pools, seed_scores
 from grue.board.selection import chosen_entries, report_splits, select
-from grue.results import TASKS
+from grue.results.schema import TASKS
 
 RUNS = "runs"  # the `source` of the user's own rows
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from grue.results import validate_results
+from grue.results.schema import validate_results
 
 RESULTS_FILE = "results.json"
 RUN_MARKER = "run.json"

@@ -9,12 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from grue.board import latex, markdown
+from grue.board.render import latex, markdown
 from grue.board.aggregate import aggregate, seed_frame
 from grue.board.build import Board, BoardOptions, build_board
 from grue.board.collect import Collection, collect
-from grue.board.files import write_text
-from grue.board.summary import skipped_records, to_csv, to_json
+from grue.board.render.files import write_text
+from grue.board.render.summary import skipped_records, to_csv, to_json
 from grue.board.table import Table
 from grue.board.task_tables import splits_of, task_table, task_tables
 from grue.board.views import overall_tables, questions_table, selection_table, tests_table
@@ -115,7 +115,7 @@ def export_board(run_dirs: Sequence[Path], out_dir: Path, formats: Iterable[str]
         elif fmt == "json":
             written[fmt] = [write_text(out / f"{STEM}.json", _json(board))]
         else:
-            from grue.board.site import write_site
+            from grue.board.render.site import write_site
 
             written[fmt] = write_site(board, out / SITE_DIR)
     return board, written

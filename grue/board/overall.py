@@ -16,7 +16,7 @@ import pandas as pd
 
 from grue.board.metric_info import NATURALNESS_METRICS, TASK_METRICS
 from grue.board.selection import SELECT_KEYS
-from grue.results import TASKS
+from grue.results.schema import TASKS
 
 ROW_KEYS: list[str] = ["source", "profile", "algo"]
 

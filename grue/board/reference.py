@@ -17,7 +17,7 @@ import pandas as pd
 
 from grue.board.aggregate import AGG_COLUMNS
 from grue.board.metric_info import higher_is_better
-from grue.results import TASKS
+from grue.results.schema import TASKS
 
 PAPER = "paper"  # the `source` of reference rows; runs have source "runs"
 PAPER_MODELS = {"imdb": "gpt2", "dailydialog": "gpt2"}  # every other GRUE task used t5-base

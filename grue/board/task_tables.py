@@ -13,7 +13,7 @@ from grue.board.aggregate import ROW_KEYS, report_split
 from grue.board.metric_info import metric_order
 from grue.board.reference import provenance
 from grue.board.table import Cell, Column, Row, Table
-from grue.results import ALGOS, TASKS
+from grue.results.schema import ALGOS, TASKS
 
 LABEL_COLUMNS: list[Column] = [
     Column("algo", "Algorithm"), Column("reward", "Reward"), Column("init_model", "Init model"),

@@ -7,7 +7,7 @@ from typing import Optional
 import typer
 
 from grue.board.compare import compare_sources
-from grue.board.files import write_text
+from grue.board.render.files import write_text
 
 
 def compare(

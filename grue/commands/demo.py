@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Sequence
 
-from grue.display import console
+from grue.run.display import console
 
 DEMO_ALGOS = ("zero_shot", "nlpo")
 
@@ -12,7 +12,7 @@ DEMO_ALGOS = ("zero_shot", "nlpo")
 def demo_command(extra: Sequence[str], fail: Callable[[str], None]) -> None:
     from grue.board.export import export_tables
     from grue.config import ConfigError, load_config
-    from grue.runner import Run
+    from grue.run.runner import Run
 
     out = "runs"
     for arg in extra:

@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 from typing import Callable, Sequence
 
-from grue.display import console
+from grue.run.display import console
 
 SPLITS = ("val", "test")
 
@@ -24,12 +24,12 @@ def _split_off(args: Sequence[str], key: str) -> tuple[str | None, list[str]]:
 def eval_command(args: Sequence[str], fail: Callable[[str], None]) -> None:
     from grue.assets import AssetMissing
     from grue.config import ConfigError, config_hash, load_config
-    from grue.evaluate import build_task_scorers, evaluate_split
-    from grue.io import atomic_write_jsonl
+    from grue.run.evaluate import build_task_scorers, evaluate_split
+    from grue.storage.atomic import atomic_write_jsonl
     from grue.policy.load import load_policy
-    from grue.results_writer import results_document
-    from grue.run_dir import RunDir
-    from grue.runtime import device_of, seed_everything
+    from grue.results.writer import results_document
+    from grue.run.run_dir import RunDir
+    from grue.runtime.process import device_of, seed_everything
     from tasks import get_task
 
     model, rest = _split_off(args, "model")

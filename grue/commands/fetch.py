@@ -3,12 +3,12 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from grue.display import console
+from grue.run.display import console
 
 
 def fetch_command(cfg: Any, fail: Callable[[str], None]) -> None:
     from grue.assets import AssetMissing, resolve_model
-    from grue.preflight import hub_assets, resolve_config_dataset
+    from grue.run.preflight import hub_assets, resolve_config_dataset
 
     assets = hub_assets(cfg)
     if not assets:

@@ -3,13 +3,13 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from grue.display import console
+from grue.run.display import console
 
 
 def run_command(args: Sequence[str], cfg: Any, fail: Callable[[str], None]) -> None:
     from grue.assets import AssetMissing
     from grue.rl.trainer import NonFiniteError
-    from grue.runner import Run
+    from grue.run.runner import Run
 
     try:
         path = Run(cfg, args).execute()

@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from grue.data.sample import Sample
-from grue.io import atomic_write_json, atomic_write_jsonl
+from grue.storage.atomic import atomic_write_json, atomic_write_jsonl
 from grue.metrics.base import MetricContext, MetricInputs
 from grue.metrics.registry import build_scorers, higher_is_better
-from grue.results import SCHEMA_VERSION, validate_results
+from grue.results.schema import SCHEMA_VERSION, validate_results
 
 
 def read_predictions(path: Path) -> list[dict[str, Any]]:
@@ -134,7 +134,7 @@ def score_command(args: Sequence[str], fail: Any) -> None:
     """`grue score task=<task> predictions=<file.jsonl> [split=test] [metrics=a,b] [out=file] [profile=...]`."""
     from grue.commands.evaluate import _split_off
     from grue.config import ConfigError, load_config
-    from grue.evaluate import metric_context
+    from grue.run.evaluate import metric_context
     from tasks import get_task
 
     predictions, rest = _split_off(args, "predictions")

@@ -11,7 +11,7 @@ from typing import Optional
 
 import typer
 
-from grue.display import console
+from grue.run.display import console
 
 LAUNCHERS = ("local", "slurm", "submitit-local")
 
@@ -31,7 +31,7 @@ def sweep(
     export: bool = typer.Option(True, "--export/--no-export", help="Write the sweep's leaderboard at the end."),
 ) -> None:
     """Run a grid of `grue run` cells; the same command again skips done cells and resumes the rest."""
-    from grue.preflight import PreflightError
+    from grue.run.preflight import PreflightError
     from grue.sweep.grid import SweepError
     from grue.sweep.orchestrate import describe, execute, plan, preflight_cells
     from grue.sweep.orchestrate import export as export_board

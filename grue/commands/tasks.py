@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from grue.display import console
+from grue.run.display import console
 
 
 def print_tasks() -> None:

@@ -14,7 +14,7 @@ from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException, ValidationError
 
 from grue.config.schema import NON_SEMANTIC_KEYS, RunConfig
-from grue.results import ALGOS, PROFILES
+from grue.results.schema import ALGOS, PROFILES
 
 
 class ConfigError(ValueError):
@@ -103,7 +103,7 @@ def load_config(args: Iterable[str] = (), base: Mapping[str, Any] | None = None)
     cfg = _merge(cfg, OmegaConf.from_dotlist(dotlist), "the command line")
     _check_values(cfg)
     if cfg.shard is None and cfg.accelerate is not None:  # a sharding preset shards without shard= too
-        from grue.accelerate_configs import SHARD_MODES
+        from grue.runtime.accelerate_configs import SHARD_MODES
 
         cfg.shard = SHARD_MODES.get(cfg.accelerate)
     OmegaConf.set_readonly(cfg, True)
@@ -122,11 +122,11 @@ def _check_values(cfg: DictConfig) -> None:
     if cfg.num_processes < 1:
         raise ConfigError(f"num_processes must be at least 1, got {cfg.num_processes}")
     if cfg.accelerate is not None:
-        from grue.accelerate_configs import PRESETS
+        from grue.runtime.accelerate_configs import PRESETS
 
         _check_choice("accelerate preset", cfg.accelerate, PRESETS)
     if cfg.shard is not None:
-        from grue.runtime_sharding import MODES
+        from grue.runtime.sharding import MODES
 
         _check_choice("shard mode", cfg.shard, MODES)
     if not 0 < cfg.nlpo.top_p <= 1:

@@ -139,8 +139,8 @@ class RunConfig:
     # Processes for one run (data parallel: rollouts sharded, gradients averaged, one evaluation). >1 starts
     # the run again under torchrun, or under `accelerate launch` with a preset (docs/distributed.md).
     num_processes: int = 1
-    accelerate: Optional[str] = None  # preset name: ddp | fsdp | zero2 | zero3 | multi_node (grue/accelerate_configs)
-    # Parameter sharding over the processes (grue/runtime_sharding.py): full (FSDP FULL_SHARD, ZeRO-3) or
+    accelerate: Optional[str] = None  # preset name: ddp | fsdp | zero2 | zero3 | multi_node (grue/runtime/accelerate_configs)
+    # Parameter sharding over the processes (grue/runtime/sharding.py): full (FSDP FULL_SHARD, ZeRO-3) or
     # grad_op (SHARD_GRAD_OP, about ZeRO-2); the fsdp/zero3 presets mean full, zero2 grad_op.
     shard: Optional[str] = None
     model: ModelConfig = field(default_factory=ModelConfig)

@@ -84,7 +84,7 @@ def concepts_of(sentence: str) -> list[str] | None:
 
 @lru_cache(maxsize=4)
 def _concept_sets() -> tuple[tuple[tuple[str, ...], str], ...]:
-    from grue.data.imdb import rotten_tomatoes_rows
+    from grue.assets.rotten_tomatoes import rotten_tomatoes_rows
 
     found: dict[tuple[str, ...], str] = {}
     for text, _label in rotten_tomatoes_rows():

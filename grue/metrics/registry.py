@@ -6,7 +6,7 @@ import importlib
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from grue.results import METRIC_NAMES
+from grue.results.schema import METRIC_NAMES
 from grue.metrics.base import MetricContext, MetricInputs, MetricUnavailable, MetricValue, Scorer
 
 ScorerFactory = Callable[[MetricContext], Scorer]

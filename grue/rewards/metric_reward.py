@@ -11,7 +11,7 @@ from typing import Any, Mapping, Sequence
 from grue.data.sample import Sample
 from grue.metrics.base import MetricContext, MetricInputs, MetricUnavailable
 from grue.metrics.registry import build_scorers
-from grue.results import METRIC_NAMES
+from grue.results.schema import METRIC_NAMES
 from grue.rewards.registry import register_reward
 
 # name -> {metric: weight}. Sources: spec 2.2 (ROUGE-avg, SPiDEr equal weights), 2.4 (METEOR+PARENT,
@@ -52,8 +52,8 @@ class MetricReward:
 
 def _factory(name: str, weights: Mapping[str, float]):
     def build(cfg: Any) -> MetricReward:
-        from grue.evaluate import metric_context
-        from grue.runtime import device_of
+        from grue.run.evaluate import metric_context
+        from grue.runtime.process import device_of
 
         return MetricReward(name, weights, metric_context(cfg, None, device_of(cfg)))
 

@@ -70,7 +70,7 @@ class SentimentReward:
 def _sentiment_reward(cfg) -> SentimentReward:
     if not cfg.reward.model:
         raise ValueError("reward.model must name the sentiment classifier")
-    from grue.runtime import device_of
+    from grue.runtime.process import device_of
 
     return SentimentReward(shared_classifier(cfg.reward.model, device_of(cfg), cfg.reward.batch_size))
 

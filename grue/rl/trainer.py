@@ -13,15 +13,15 @@ from typing import Any, Optional, Sequence
 
 import torch
 
-from grue.checkpoint import SHARDS, check_checkpoint_layout
+from grue.run.checkpoint import SHARDS, check_checkpoint_layout
 from grue.data.sample import Sample
 from grue.policy.load import frozen_copy
 from grue.policy.masking import entropy
 from grue.rl.kl import AdaptiveKLController
 from grue.rl.ppo_loss import masked_mean, ppo_loss
 from grue.rl.rollout import Experience, collect, episodes_per_iteration
-from grue.runtime_distributed import average_gradients, global_sum, world_of
-from grue.runtime_sharding import Sharding
+from grue.runtime.distributed import average_gradients, global_sum, world_of
+from grue.runtime.sharding import Sharding
 
 
 class NonFiniteError(RuntimeError):
@@ -62,7 +62,7 @@ class RLTrainer:
                 if model is not None:
                     sharding.shard(model)
         self.optimizer = build_optimizer([policy.model, value], cfg.ppo.learning_rate, cfg.ppo.weight_decay)
-        # what a sharded checkpoint holds, by name (grue.runtime_sharding.save_shards)
+        # what a sharded checkpoint holds, by name (grue.runtime.sharding.save_shards)
         self._owner = torch.nn.ModuleDict({"policy": policy.model, "value": value,
                                            **({"mask_model": self.mask_model} if nlpo else {})})
         self.kl_ctl = AdaptiveKLController(cfg.kl.init_coef, cfg.kl.target, cfg.kl.k_beta)

@@ -15,8 +15,8 @@ from typing import Any, Sequence
 
 from grue.config import config_hash, load_config
 from grue.config.load import parse_overrides
-from grue.results import ALGOS
-from grue.results import RL_ALGOS
+from grue.results.schema import ALGOS
+from grue.results.schema import RL_ALGOS
 
 _REWARD_KEYS = ("reward", "reward.name")
 # Where a sweep writes must be one place: the sweep's bookkeeping lives under it.

@@ -61,7 +61,7 @@ def describe(sweep: SweepPlan, retry_failed: bool = False) -> list[str]:
 
 def preflight_cells(cells: Sequence[Cell]) -> list[str]:
     """Preflight each distinct set of assets once (metric models load on the CPU, in this process)."""
-    from grue.preflight import check_all
+    from grue.run.preflight import check_all
 
     seen, distinct = set(), []
     for cell in cells:

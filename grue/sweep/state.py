@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence
 
-from grue.io import atomic_write_json, read_jsonl
-from grue.run_dir import RunDir
+from grue.storage.atomic import atomic_write_json, read_jsonl
+from grue.run.run_dir import RunDir
 from grue.sweep.grid import Cell
 
 COMPLETE, FAILED, INTERRUPTED, RUNNING, PENDING = "complete", "failed", "interrupted", "running", "pending"

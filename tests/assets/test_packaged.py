@@ -4,7 +4,7 @@ import json
 import pytest
 
 from grue.assets import packaged
-from grue.data.imdb import rotten_tomatoes_splits
+from grue.assets.rotten_tomatoes import rotten_tomatoes_splits
 
 
 def test_sentiment_classifier_trains_on_the_train_split_only(monkeypatch, tmp_path):
@@ -51,7 +51,7 @@ def test_smollm2_converts_once_and_a_zero_shot_run_scores_it(tmp_path, monkeypat
     """End to end on the real packaged causal LM (GGUF -> cached safetensors); tiny classifier for speed."""
     monkeypatch.setenv("GRUE_CACHE", str(tmp_path / "cache"))
     from grue.config import load_config
-    from grue.runner import Run
+    from grue.run.runner import Run
 
     args = ["task=imdb", "profile=mini", "algo=zero_shot", f"reward.model={tiny_model_dirs.classifier}",
             "data.max_val=4", "data.max_test=4", "generation.max_new_tokens=8", "generation.min_new_tokens=8",

@@ -9,7 +9,7 @@ import pytest
 import hub_fixtures
 from grue.assets import AssetMissing, resolve_dataset
 from grue.config import load_config
-from grue.preflight import check_assets
+from grue.run.preflight import check_assets
 from tasks import get_task
 
 COMMIT = "fedcba9876543210fedcba9876543210fedcba98"

@@ -6,7 +6,7 @@ from typing import Any
 
 def run_and_gather(spec: dict, key: str, records: list[Any]) -> None:
     from grue.config import load_config
-    from grue.runner import Run
+    from grue.run.runner import Run
 
     run = Run(load_config(spec["args"]), spec["args"])
     run.execute()

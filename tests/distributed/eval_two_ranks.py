@@ -11,10 +11,10 @@ torch.set_num_threads(1)
 
 
 def main(spec_path: str) -> None:
-    from grue import evaluate
+    from grue.run import evaluate
     from grue.config import load_config
     from grue.policy.load import load_policy
-    from grue.runtime_accelerate import make_accelerator
+    from grue.runtime.accelerator import make_accelerator
     from tasks import get_task
 
     spec = json.loads(open(spec_path).read())

@@ -11,7 +11,7 @@ torch.set_num_threads(1)
 
 
 def full(param):
-    from grue.runtime_sharding import is_sharded
+    from grue.runtime.sharding import is_sharded
 
     return param.full_tensor() if is_sharded(param) else param  # a collective: both ranks call it alike
 
@@ -19,7 +19,7 @@ def full(param):
 def main(spec_path: str) -> None:
     from _rank_run import run_and_gather
     from grue.rl import trainer as trainer_module
-    from grue.runtime_sharding import is_sharded
+    from grue.runtime.sharding import is_sharded
 
     spec = json.loads(open(spec_path).read())
     records: list[dict] = []
@@ -42,9 +42,9 @@ def main(spec_path: str) -> None:
     trainer_module.RLTrainer.step = step
     if spec.get("interrupt_after") is not None:
         from grue.config import load_config
-        from grue.runner import Run
+        from grue.run.runner import Run
 
-        from grue.checkpoint import latest_step
+        from grue.run.checkpoint import latest_step
 
         run = Run(load_config(spec["args"]), spec["args"])
         try:

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from grue.accelerate_configs import PRESETS, SHARDED, preset_path
+from grue.runtime.accelerate_configs import PRESETS, SHARDED, preset_path
 from grue.config import ConfigError, config_hash, load_config
-from grue.runtime_launch import launch_command
+from grue.runtime.launch import launch_command
 
 EXPECTED = {"ddp": ("MULTI_GPU", 1), "multi_node": ("MULTI_GPU", 2), "fsdp": ("FSDP", 1),
             "zero2": ("FSDP", 1), "zero3": ("FSDP", 1)}
@@ -60,8 +60,8 @@ def test_launch_commands_and_identity():
 
 @pytest.mark.parametrize("name", SHARDED)
 def test_sharding_presets_select_the_matching_shard_mode(name):
-    """What each preset means for grue's own sharding (grue.runtime_sharding), given or implied."""
-    from grue.runtime_sharding import STRATEGY_MODES
+    """What each preset means for grue's own sharding (grue.runtime.sharding), given or implied."""
+    from grue.runtime.sharding import STRATEGY_MODES
 
     cfg = load_config(["task=imdb", "profile=mini", f"accelerate={name}", "num_processes=2"])
     assert cfg.shard == STRATEGY_MODES[STRATEGY[name]] == ("grad_op" if name == "zero2" else "full")
@@ -79,7 +79,7 @@ def test_a_launch_with_an_fsdp_config_and_no_shard_key_shards_as_the_config_says
 
     from accelerate.utils import FullyShardedDataParallelPlugin
 
-    from grue.runtime_sharding import sharding_mode
+    from grue.runtime.sharding import sharding_mode
 
     accelerator = SimpleNamespace(state=SimpleNamespace(fsdp_plugin=FullyShardedDataParallelPlugin(**plugin_args)))
     assert sharding_mode(load_config(["task=imdb", "profile=mini"]), accelerator) == mode

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from grue.config import config_hash, load_config
-from grue.results import validate_results
-from grue.runner import Run
+from grue.results.schema import validate_results
+from grue.run.runner import Run
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]

@@ -5,11 +5,11 @@ import json
 import pytest
 import torch
 
-from grue.checkpoint import load_latest, save_checkpoint
+from grue.run.checkpoint import load_latest, save_checkpoint
 from grue.config import load_config
-from grue.results import validate_results
-from grue.run_dir import RunDir
-from grue.runner import Run
+from grue.results.schema import validate_results
+from grue.run.run_dir import RunDir
+from grue.run.runner import Run
 
 
 def run(args):

@@ -5,7 +5,7 @@ import signal
 from fault_helpers import grue, metrics, run_dir, start_grue, train_iterations, wait_for
 
 from grue.config import load_config
-from grue.runner import Run
+from grue.run.runner import Run
 
 
 def _args(tiny_imdb_args, runs):

@@ -8,9 +8,9 @@ import time
 from fault_helpers import run_dir, start_grue, train_iterations, wait_for
 
 from grue.config import config_hash, load_config
-from grue.lock import RunBusy, RunLock
-from grue.results import validate_results
-from grue.run_dir import RunDir
+from grue.storage.lock import RunBusy, RunLock
+from grue.results.schema import validate_results
+from grue.run.run_dir import RunDir
 
 
 def _complete(path):

@@ -4,7 +4,7 @@ from typer.testing import CliRunner
 
 from cli import app
 from grue.config import load_config
-from grue.preflight import PreflightError, check_all, preflight
+from grue.run.preflight import PreflightError, check_all, preflight
 
 
 def test_every_missing_piece_is_listed_at_once_and_nothing_starts(tiny_imdb_args, tmp_path):

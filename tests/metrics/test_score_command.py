@@ -5,7 +5,7 @@ import pytest
 
 from grue.commands.score import read_predictions, score
 from grue.data.sample import Sample
-from grue.results import validate_results
+from grue.results.schema import validate_results
 
 SAMPLES = [Sample("a", "dog, run", ("A dog runs.",), {"concepts": ["dog", "run"]}),
            Sample("b", "cat, sit", ("The cat sits.", "A cat is sitting."), {"concepts": ["cat", "sit"]})]

@@ -4,8 +4,8 @@ import json
 import pytest
 
 from grue.config import load_config
-from grue.results import validate_results
-from grue.runner import Run
+from grue.results.schema import validate_results
+from grue.run.runner import Run
 
 
 @pytest.mark.parametrize("algo", ["supervised_nlpo", "ppo"])

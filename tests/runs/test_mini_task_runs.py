@@ -8,8 +8,8 @@ import math
 import pytest
 
 from grue.config import load_config
-from grue.results import validate_results
-from grue.runner import Run
+from grue.results.schema import validate_results
+from grue.run.runner import Run
 from tasks import get_task
 
 TASKS = ("commongen", "cnn_dailymail", "totto", "wmt16", "narrativeqa", "dailydialog")

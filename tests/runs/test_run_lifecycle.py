@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from grue.config import load_config
-from grue.results import validate_results
-from grue.runner import Run
+from grue.results.schema import validate_results
+from grue.run.runner import Run
 
 
 def run(args):

@@ -74,13 +74,13 @@ def global_sum(values: Sequence[float], world: int, device: Any = "cpu") -> list
 
 def average_gradients(params: Sequence[torch.nn.Parameter], world: int) -> None:
     """Average `.grad` over ranks in coalesced buckets; a parameter without a gradient counts as zero,
-    so every rank reduces the same buffers in the same order. Sharded parameters (grue.runtime_sharding)
+    so every rank reduces the same buffers in the same order. Sharded parameters (grue.runtime.sharding)
     are skipped: their backward pass has averaged their gradients already."""
     if world == 1:
         return
     from torch._utils import _flatten_dense_tensors, _unflatten_dense_tensors
 
-    from grue.runtime_sharding import is_sharded
+    from grue.runtime.sharding import is_sharded
 
     grads = []
     for param in params:

@@ -31,7 +31,7 @@ from torch import nn
 from transformers import PreTrainedModel
 
 MODES = {"full": True, "grad_op": False}  # mode -> FSDP2's reshard_after_forward
-# How FSDP's own strategy names map onto the modes (the presets' own map: grue.accelerate_configs).
+# How FSDP's own strategy names map onto the modes (the presets' own map: grue.runtime.accelerate_configs).
 STRATEGY_MODES = {"FULL_SHARD": "full", "HYBRID_SHARD": "full", "SHARD_GRAD_OP": "grad_op",
                   "_HYBRID_SHARD_ZERO2": "grad_op"}
 

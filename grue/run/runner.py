@@ -9,18 +9,18 @@ from typing import Any, Sequence
 import torch
 from omegaconf import DictConfig
 
-from grue.checkpoint import latest_step, load_latest, save_checkpoint, save_sharded_checkpoint
+from grue.run.checkpoint import latest_step, load_latest, save_checkpoint, save_sharded_checkpoint
 from grue.config import config_hash, load_config, to_yaml
-from grue.display import console, progress_bar, rl_status
-from grue.evaluate import build_task_scorers, evaluate_split
-from grue.io import append_jsonl, atomic_write_jsonl, read_jsonl
-from grue.results_writer import results_document
+from grue.run.display import console, progress_bar, rl_status
+from grue.run.evaluate import build_task_scorers, evaluate_split
+from grue.storage.atomic import append_jsonl, atomic_write_jsonl, read_jsonl
+from grue.results.writer import results_document
 from grue.rl.trainer import NonFiniteError
-from grue.run_dir import RunDir
-from grue.runtime import configure_threads, device_of, seed_everything
-from grue.runtime_distributed import die_with_launcher, in_launched_process
-from grue.runtime_launch import lock_is_held_by_launcher, needs_relaunch, relaunch
-from grue.results import RL_ALGOS
+from grue.run.run_dir import RunDir
+from grue.runtime.process import configure_threads, device_of, seed_everything
+from grue.runtime.distributed import die_with_launcher, in_launched_process
+from grue.runtime.launch import lock_is_held_by_launcher, needs_relaunch, relaunch
+from grue.results.schema import RL_ALGOS
 
 WARM_STARTED = ("supervised_ppo", "supervised_nlpo")
 
@@ -45,9 +45,9 @@ class Run:
         self.started = time.time()
         self.final_iteration = 0
         self.accelerator, self.main, self.world = None, True, 1
-        self.shard_mode, self.sharding = None, None  # grue.runtime_sharding: set when parameters are sharded
+        self.shard_mode, self.sharding = None, None  # grue.runtime.sharding: set when parameters are sharded
         if not needs_relaunch(cfg):  # the launching process of an N-process run needs no engine of its own
-            from grue.runtime_accelerate import make_accelerator
+            from grue.runtime.accelerator import make_accelerator
 
             if in_launched_process():
                 die_with_launcher()
@@ -55,10 +55,10 @@ class Run:
             self.accelerator = make_accelerator(self.device, self.dir.path)
             self.main, self.world = self.accelerator.is_main_process, self.accelerator.num_processes
             if str(getattr(self.accelerator.distributed_type, "value", "")) == "DEEPSPEED":
-                from grue.accelerate_configs import deepspeed_refusal
+                from grue.runtime.accelerate_configs import deepspeed_refusal
 
                 raise RuntimeError(deepspeed_refusal())
-            from grue.runtime_sharding import sharding_mode
+            from grue.runtime.sharding import sharding_mode
 
             self.shard_mode = sharding_mode(cfg, self.accelerator)
             if self.world > 1 and self.device != "cpu":
@@ -74,7 +74,7 @@ class Run:
         """
         if self._reuse():
             return self.dir.path
-        from grue.preflight import check_assets
+        from grue.run.preflight import check_assets
 
         if self.main:
             check_assets(self.cfg)  # before anything is written or trained
@@ -121,7 +121,7 @@ class Run:
             self.dir.fail(message, status)
 
     def _relaunch(self, lock: Any) -> Path:
-        """Run this command as `num_processes` processes (grue.runtime_launch) and wait for them."""
+        """Run this command as `num_processes` processes (grue.runtime.launch) and wait for them."""
         code = relaunch(self.cfg, self.args, str(self.dir.lock().path), lock.fd if lock is not None else None)
         if code != 0:  # the processes printed their error; their run.json says it too
             raise SystemExit(code)
@@ -196,7 +196,7 @@ class Run:
     def _start_sharding(self) -> Any:
         """The run's Sharding when its parameters are to be sharded (several processes and a shard mode)."""
         if self.shard_mode and self.world > 1:
-            from grue.runtime_sharding import Sharding
+            from grue.runtime.sharding import Sharding
 
             self.sharding = Sharding(self.shard_mode, self.world, self.device)
             console.print(f"\\[grue] parameters sharded over {self.world} processes (shard={self.shard_mode})")
@@ -219,7 +219,7 @@ class Run:
 
     # -- supervised ----------------------------------------------------------------------------------
     def _train_supervised(self, task: Any, policy: Any, splits: dict) -> None:
-        from grue.supervised import SupervisedTrainer, training_pairs
+        from grue.supervised.trainer import SupervisedTrainer, training_pairs
 
         cfg = self.cfg
         if cfg.model.supervised_init:  # a published supervised checkpoint is the Supervised row as is

@@ -9,7 +9,7 @@ from typing import Any, Callable, Optional
 
 import torch
 
-from grue.runtime import rng_state, set_rng_state
+from grue.runtime.process import rng_state, set_rng_state
 
 KEEP = 2
 SHARDS = "shards"  # a sharded run's weights and optimizer state, one set of files per process
@@ -98,7 +98,7 @@ def load_latest(root: Path) -> Optional[dict[str, Any]]:
         except Exception as err:  # noqa: BLE001 - any unreadable checkpoint is skipped, loudly
             from rich.markup import escape
 
-            from grue.display import console
+            from grue.run.display import console
 
             why = str(err).splitlines()[0].split(". ")[0][:200] if str(err) else type(err).__name__
             console.print(f"[yellow]\\[grue] warning: checkpoint {escape(str(path))} is unreadable ({escape(why)}); "

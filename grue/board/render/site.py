@@ -13,10 +13,10 @@ import pandas as pd
 
 from grue.board.build import Board
 from grue.board.curves import checkpoint_report, eval_frame, train_frame
-from grue.board.files import write_bytes, write_text
-from grue.board.html_assets import CSS, JS
-from grue.board.html_render import SCRIPT, STYLESHEET, esc, page, table_html
-from grue.board.plots import curves_figure, figure2
+from grue.board.render.files import write_bytes, write_text
+from grue.board.render.html_assets import CSS, JS
+from grue.board.render.html import SCRIPT, STYLESHEET, esc, page, table_html
+from grue.board.render.plots import curves_figure, figure2
 from grue.board.samples import side_by_side
 from grue.board.table import Cell, Column, Row, Table
 from grue.board.task_tables import algo_label, splits_of, task_table

@@ -11,8 +11,8 @@ from typing import Any
 from omegaconf import OmegaConf
 
 from grue.metrics.registry import higher_is_better, known_metrics
-from grue.results import SCHEMA_VERSION
-from grue.results import RL_ALGOS
+from grue.results.schema import SCHEMA_VERSION
+from grue.results.schema import RL_ALGOS
 
 
 

@@ -52,7 +52,7 @@ def evaluate_split(cfg: Any, policy: Any, scorers: ScorerSet | None, samples: Se
     gathered, and the main process (the only one with `scorers`) scores them all at once: corpus
     metrics are computed on every text, never averaged over processes. Other ranks get no metrics.
     """
-    from grue.runtime_distributed import contiguous_shard, gather_texts, world_of
+    from grue.runtime.distributed import contiguous_shard, gather_texts, world_of
 
     rank, world = world_of(accelerator)
     local = contiguous_shard(samples, rank, world) if world > 1 else samples

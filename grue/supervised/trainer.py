@@ -14,11 +14,11 @@ from typing import Any, Callable, Optional, Sequence
 import torch
 from transformers import get_scheduler
 
-from grue.checkpoint import SHARDS, check_checkpoint_layout
+from grue.run.checkpoint import SHARDS, check_checkpoint_layout
 from grue.data.sample import Sample
 from grue.policy.batch import position_ids
-from grue.runtime_distributed import average_gradients, contiguous_shard, global_sum, world_of
-from grue.runtime_sharding import Sharding
+from grue.runtime.distributed import average_gradients, contiguous_shard, global_sum, world_of
+from grue.runtime.sharding import Sharding
 
 
 def training_pairs(task: Any, train: Sequence[Sample]) -> list[tuple[str, str]]:

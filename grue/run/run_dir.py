@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
-from grue.io import atomic_write_json, atomic_write_text, read_jsonl
-from grue.lock import RunLock
-from grue.results import validate_results
+from grue.storage.atomic import atomic_write_json, atomic_write_text, read_jsonl
+from grue.storage.lock import RunLock
+from grue.results.schema import validate_results
 
 
 @dataclass
@@ -40,7 +40,7 @@ class RunDir:
             return False
 
     def lock(self) -> RunLock:
-        """The per-run lock (grue.lock); a run holds it from before it checks `complete` until it ends."""
+        """The per-run lock (grue.storage.lock); a run holds it from before it checks `complete` until it ends."""
         return RunLock(self.path / ".lock")
 
     def status(self) -> dict:

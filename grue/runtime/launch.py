@@ -17,7 +17,7 @@ import subprocess
 import sys
 from typing import Any, Sequence
 
-from grue.runtime_distributed import in_launched_process
+from grue.runtime.distributed import in_launched_process
 
 LOCK_ENV = "GRUE_LOCK_HELD"
 
@@ -30,7 +30,7 @@ def launch_command(cfg: Any, args: Sequence[str]) -> list[str]:
     n = int(cfg.num_processes)
     run = ["-m", "grue", "run", *args]
     if cfg.accelerate:
-        from grue.accelerate_configs import preset_path
+        from grue.runtime.accelerate_configs import preset_path
 
         return [sys.executable, "-m", "accelerate.commands.launch", "--config_file", str(preset_path(cfg.accelerate)),
                 "--num_processes", str(n), *run]

@@ -4,14 +4,14 @@ Each is an `accelerate launch --config_file` YAML shipped with the package. `ddp
 data parallel (every process holds the whole policy). `fsdp` and `zero3` shard parameters, gradients
 and optimizer state (shard=full), `zero2` gradients and optimizer state with parameters gathered from
 forward to backward (shard=grad_op). grue does the sharding itself with torch FSDP2
-(grue/runtime_sharding.py); the ZeRO presets name the stage, and DeepSpeed's engine is not used.
+(grue/runtime/sharding.py); the ZeRO presets name the stage, and DeepSpeed's engine is not used.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
 PRESETS = ("ddp", "fsdp", "zero2", "zero3", "multi_node")
-# what the sharding presets mean for grue.runtime_sharding (FULL_SHARD / SHARD_GRAD_OP)
+# what the sharding presets mean for grue.runtime.sharding (FULL_SHARD / SHARD_GRAD_OP)
 SHARD_MODES = {"fsdp": "full", "zero3": "full", "zero2": "grad_op"}
 SHARDED = tuple(SHARD_MODES)
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from grue.assets import AssetMissing, resolve_dataset, resolve_model
-from grue.results import RL_ALGOS
+from grue.results.schema import RL_ALGOS
 
 # Scored under the policy being trained: available whenever the policy loads, which the model check covers.
 _NEEDS_POLICY = ("perplexity",)
@@ -87,7 +87,7 @@ def _check_assets(cfg: Any, report: Report) -> None:
 def reward_metrics(name: str) -> list[str]:
     """The metrics a reward is made of: a composite's parts, the metric of the same name, or none (a
     reward registered by other code is checked when it is built)."""
-    from grue.results import METRIC_NAMES
+    from grue.results.schema import METRIC_NAMES
     from grue.rewards.metric_reward import COMPOSITES
 
     if name in COMPOSITES:
@@ -96,7 +96,7 @@ def reward_metrics(name: str) -> list[str]:
 
 
 def _check_metrics(cfg: Any, report: Report, device: str) -> None:
-    from grue.evaluate import metric_context
+    from grue.run.evaluate import metric_context
     from grue.metrics.registry import build_scorers
 
     needs_reward = cfg.algo in RL_ALGOS
@@ -124,7 +124,7 @@ def _check_metrics(cfg: Any, report: Report, device: str) -> None:
 
 def preflight(cfg: Any, device: str | None = None, metrics: bool = True) -> Report:
     """Check one config; `device` is where metric models are loaded (a sweep checks on the CPU)."""
-    from grue.runtime import device_of
+    from grue.runtime.process import device_of
     from tasks import get_task
 
     report = Report()

@@ -1,0 +1,1 @@
+"""File-safety primitives every part shares: atomic writes and exclusive per-directory locks."""
