@@ -46,3 +46,22 @@ def test_tokenisation_conventions():
 def test_empty_hypothesis_and_missing_order_give_zero():
     assert our_corpus_bleu([[]], [[["a", "b"]]], 4).corpus == 0.0
     assert our_corpus_bleu([["a", "b", "c"]], [[["a", "x", "c"]]], 2).corpus == 0.0  # no bigram matches
+
+
+def test_bleu_brevity_penalty_counts_the_shortest_reference_and_bleu4_the_closest():
+    # hyp has 6 tokens, every n-gram of it is in the 7-token reference, so all precisions are 1.
+    # TF-NMT / HF `bleu` adds the shortest reference length (4 <= 6): no penalty.
+    # COCO's rule (bleu3/bleu4) takes the closest length, 7: penalty exp(1 - 7/6).
+    inputs = MetricInputs(prompts=[""], generations=["a b c d e f"], references=[["a b c d", "a b c d e f g"]])
+    out = BleuScorer().compute(inputs)
+    assert out["bleu"].corpus == pytest.approx(1.0)
+    assert out["bleu4"].corpus == pytest.approx(math.exp(1 - 7 / 6))
+    assert out["bleu3"].corpus == pytest.approx(math.exp(1 - 7 / 6))
+
+
+def test_shortest_rule_sums_over_the_corpus_like_compute_bleu():
+    # Two samples; by hand: 1-gram matches 2 + 3 of 2 + 3 hyp tokens; shortest refs 3 + 4 = 7 > 5 hyp tokens.
+    hyps = [["x", "y"], ["p", "q", "r"]]
+    refs = [[["x", "y", "z"], ["x", "y", "z", "w", "v"]], [["p", "q", "r", "s"], ["p", "q", "r", "s", "t", "u"]]]
+    value = our_corpus_bleu(hyps, refs, max_n=1, rule="shortest")
+    assert value.corpus == pytest.approx(math.exp(1 - 7 / 5))
