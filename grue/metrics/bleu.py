@@ -5,10 +5,10 @@
   whose brevity penalty counts the *shortest* reference of each sample, so ``bleu`` does too.
 - ``bleu3`` / ``bleu4``: BLEU-3 / BLEU-4 on lower-cased word tokens with punctuation dropped, with the
   brevity penalty of the COCO caption scorer CommonGen's evaluation uses: the reference length
-  *closest* to the hypothesis (ties: the shorter). CommonGen's official script tokenises with spaCy;
-  grue uses a regex word tokenizer instead (``grue.metrics.text.word_tokens``: no model download, and
-  the COCO scorer drops punctuation anyway), so texts where spaCy and ``\w+`` split words differently
-  (hyphens, apostrophes) can score slightly differently from the official script.
+  *closest* to the hypothesis (ties: the shorter). CommonGen's official evaluation tokenises with
+  spaCy; grue uses lower-cased regex word tokens with punctuation dropped
+  (``grue.metrics.text.word_tokens``, no model download), so texts that spaCy splits differently
+  (hyphens, apostrophes, numbers) can score slightly differently from the official script.
 All are corpus statistics: clipped n-gram matches and totals are summed over the corpus before the
 precisions are taken, there is no smoothing, and any n-gram order with no match makes the corpus BLEU 0.
 Multiple references per sample are used together (counts clipped by the maximum over references).

@@ -11,8 +11,9 @@ differs from a token count only for texts under two tokens). The sample score is
 over references, times 10; the corpus value is the mean over samples.
 
 Every sample is its own document, identified by position: RL4LMs keyed them by prompt text, so samples
-that shared a prompt collapsed into one. Tokens are lower-cased words with punctuation dropped (the COCO
-PTB tokenizer's output). Documented edge cases: an empty candidate scores 0; a corpus of one sample
+that shared a prompt collapsed into one. Tokens are lower-cased regex words with punctuation dropped
+(``grue.metrics.text.word_tokens``, no model download); CommonGen's official evaluation tokenises with
+spaCy instead, which splits hyphenated words and contractions differently. Documented edge cases: an empty candidate scores 0; a corpus of one sample
 scores 0 (log N = 0 gives every n-gram zero weight), which is inherent to CIDEr's corpus IDF.
 """
 from __future__ import annotations

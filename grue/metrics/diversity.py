@@ -4,10 +4,13 @@ These are the "naturalness" statistics RL4LMs took from GEM-metrics (MSTTR with 
 NGramStats). They are properties of the whole generated corpus, so only corpus values are reported:
 averaging per-sample distinct-n would reward short outputs and is not what the paper tabulates.
 
-Tokenisation (documented because every value depends on it): lower-cased text split into runs of word
-characters and single punctuation characters, i.e. ``re.findall(r"\\w+|[^\\w\\s]", text.lower())``.
-"Don't stop!" -> ["don", "'", "t", "stop", "!"]. n-grams never cross the boundary between two
-generations; MSTTR works on the concatenation of all tokens (as GEM-metrics does).
+Tokenisation (documented because every value depends on it): GEM-metrics' ``list_tokenized_lower``,
+i.e. NLTK's ``word_tokenize`` (Treebank conventions) with each token lower-cased afterwards;
+grue.metrics.text.lower_treebank_tokens gives the same tokens without punkt's download. Contractions
+split at the clitic and hyphenated words stay whole: "It doesn't, live-action!" ->
+["it", "does", "n't", ",", "live-action", "!"]. Punctuation tokens count: grue reports GEM's keys
+without the ``_nopunct`` suffix. n-grams never cross the boundary between
+two generations; MSTTR works on the concatenation of all tokens (as GEM-metrics does).
 
 Degenerate input (documented values, never an error):
 - no tokens at all (no generations, or only empty strings): every metric is 0.0;
@@ -24,14 +27,14 @@ from typing import Iterable, Sequence
 
 from grue.metrics.base import MetricContext, MetricInputs, MetricValue
 from grue.metrics.registry import register
-from grue.metrics.text import word_punct_tokens
+from grue.metrics.text import lower_treebank_tokens
 
 NAMES = ("msttr", "distinct_1", "distinct_2", "entropy_1", "entropy_2", "unique_1", "unique_2")
 
 
-def tokenize(text: str) -> list[str]:
+def tokenize(text: str) -> tuple[str, ...]:
     """The tokenisation every diversity statistic uses (see the module docstring)."""
-    return word_punct_tokens(text)
+    return lower_treebank_tokens(text)
 
 
 def ngram_counts(token_lists: Iterable[Sequence[str]], n: int) -> Counter[tuple[str, ...]]:

@@ -13,8 +13,31 @@ def score(generations, window=100):
     return {k: v.corpus for k, v in DiversityScorer(window).compute(inputs).items()}
 
 
-def test_tokenisation_splits_punctuation_and_lowercases():
-    assert tokenize("Don't STOP!") == ["don", "'", "t", "stop", "!"]
+def test_tokenisation_is_lowercased_treebank_like_gem_metrics():
+    # GEM-metrics: nltk.word_tokenize, then each token lower-cased. Treebank splits the clitic off a
+    # contraction and keeps hyphenated words whole.
+    assert tokenize("Don't STOP!") == ("do", "n't", "stop", "!")
+    assert tokenize("It's a live-action film, isn't it?") == (
+        "it", "'s", "a", "live-action", "film", ",", "is", "n't", "it", "?")
+
+
+@pytest.mark.parametrize("text", ["She said \"it's fine\" (mostly) -- we'll see; they're 2.5x cheaper!",
+                                  "I can't believe it doesn't work at the U.S. office..."])
+def test_tokens_equal_nltk_word_tokenize_on_one_line(text):
+    from nltk import word_tokenize
+
+    # preserve_line skips punkt (not installed here); each text is one sentence, so punkt would not split it
+    assert tokenize(text) == tuple(t.lower() for t in word_tokenize(text, preserve_line=True))
+
+
+def test_contractions_and_hyphens_by_hand():
+    # tokens: it 's live-action . | it does n't work .   (9 tokens, 7 types)
+    v = score(["It's live-action.", "It doesn't work."])
+    assert v["distinct_1"] == pytest.approx(7 / 9)
+    assert v["unique_1"] == 5  # all but "it" and "."
+    assert v["distinct_2"] == pytest.approx(1.0)  # 3 + 4 bigrams, all different
+    assert v["unique_2"] == 7
+    assert v["msttr"] == pytest.approx(7 / 9)
 
 
 def test_two_short_generations_by_hand():
