@@ -64,6 +64,20 @@ class RewardConfig:
     name: str = "sentiment"
     model: Optional[str] = None       # classifier reference for learned rewards
     batch_size: int = 64
+    # Learned rewards (reward=learned | commongen_preference; docs/learned_rewards.md). reward.model is then
+    # a reward-model directory, unless a schedule trains one inside the run from the labeler's answers.
+    schedule: Optional[str] = None     # offline (all labels from rho before RL) | batched (reward.rounds rounds)
+    labels: int = 1000                 # label budget of a schedule: answered comparisons in all
+    rounds: int = 2                    # batched: collect, train, RL with the reward frozen; repeated
+    k: int = 4                         # candidates per query (Ziegler: 4-way; 2 is pairwise)
+    labeler: Optional[str] = None      # mock labeler: a registered reward as the oracle (e.g. sentiment)
+    labeler_temperature: float = 0.0   # mock noise: Boltzmann choice at this temperature (0: none)
+    labeler_error_rate: float = 0.0    # mock noise: share of answers replaced by a random other candidate
+    backbone: Optional[str] = None     # reward-model backbone; None: the policy's initial model rho (Ziegler)
+    rm_learning_rate: float = 1.77e-5  # Ziegler section 2.2: Adam, one epoch, batch 8 (style tasks)
+    rm_batch_size: int = 8
+    rm_heldout: float = 0.1            # share of queries held out for accuracy / ROC AUC
+    rm_max_length: int = 128           # tokens of prompt + continuation the reward model reads
 
 
 @dataclass
