@@ -5,7 +5,7 @@ errors into one-line messages that name the key and the closest valid names.
 """
 from __future__ import annotations
 
-import difflib
+import copy
 import hashlib
 import json
 from typing import Any, Iterable, Mapping
@@ -13,8 +13,8 @@ from typing import Any, Iterable, Mapping
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException, ValidationError
 
+from grue.config.constraints import RULE_KEY, closest, rule_problems, schema_fields
 from grue.config.schema import NON_SEMANTIC_KEYS, RunConfig
-from grue.results.schema import ALGOS, PROFILES
 
 
 class ConfigError(ValueError):
@@ -22,9 +22,7 @@ class ConfigError(ValueError):
 
 
 def _closest(word: str, options: Iterable[str]) -> str:
-    options = list(options)
-    close = difflib.get_close_matches(word, options, n=3, cutoff=0.5)
-    return f" Did you mean: {', '.join(close)}?" if close else f" Valid: {', '.join(sorted(options))}."
+    return f" {closest(word, options)}"
 
 
 def _all_keys(node: Any, prefix: str = "") -> list[str]:
@@ -37,6 +35,7 @@ def _all_keys(node: Any, prefix: str = "") -> list[str]:
     return keys
 
 
+_RULES = {key: item.metadata.get(RULE_KEY) for key, item, _ in schema_fields(RunConfig)}
 _SCHEMA_KEYS = _all_keys(OmegaConf.to_container(OmegaConf.structured(RunConfig)))
 # `reward=meteor` reads better than `reward.name=meteor`; the group keeps room for reward options.
 _SHORTHANDS = {"reward": "reward.name"}
@@ -59,9 +58,11 @@ def parse_overrides(args: Iterable[str]) -> dict[str, str]:
     return out
 
 
-def _check_choice(kind: str, value: str, valid: Iterable[str]) -> None:
-    if value not in valid:
-        raise ConfigError(f"unknown {kind} {value!r}.{_closest(value, valid)}")
+def _check_choice(key: str, value: str) -> None:
+    """One field's rule, ahead of the merge (the task, algorithm and profile pick the layers to merge)."""
+    problem = _RULES[key].problem(value)
+    if problem:
+        raise ConfigError(f"{key}: {problem}")
 
 
 def _merge(cfg: DictConfig, layer: Mapping[str, Any] | DictConfig, where: str) -> DictConfig:
@@ -78,7 +79,7 @@ def _merge(cfg: DictConfig, layer: Mapping[str, Any] | DictConfig, where: str) -
 
 def load_config(args: Iterable[str] = (), base: Mapping[str, Any] | None = None) -> DictConfig:
     """Build the resolved, read-only config for `key=value` args (the CLI's and the tests' entry)."""
-    from tasks import get_task, task_names  # late import: tasks import grue modules
+    from tasks import get_task  # late import: tasks import grue modules
 
     overrides = parse_overrides(args)
     merged_choices = dict(base or {})
@@ -86,9 +87,8 @@ def load_config(args: Iterable[str] = (), base: Mapping[str, Any] | None = None)
     task_name = merged_choices.get("task", RunConfig.task)
     algo = merged_choices.get("algo", RunConfig.algo)
     profile = merged_choices.get("profile", RunConfig.profile)
-    _check_choice("task", task_name, task_names())
-    _check_choice("algorithm", algo, ALGOS)
-    _check_choice("profile", profile, PROFILES)
+    for key, value in (("task", task_name), ("algo", algo), ("profile", profile)):
+        _check_choice(key, value)
     task = get_task(task_name)
 
     cfg = OmegaConf.structured(RunConfig)
@@ -111,44 +111,27 @@ def load_config(args: Iterable[str] = (), base: Mapping[str, Any] | None = None)
 
 
 def _check_values(cfg: DictConfig) -> None:
-    """Cross-field checks OmegaConf's types cannot express."""
-    from grue.metrics.registry import check_names
-
-    _check_choice("model.kind", cfg.model.kind, ("causal", "seq2seq"))
-    _check_choice("model.value_model", cfg.model.value_model, ("separate", "shared"))
-    _check_choice("supervised.lr_scheduler", cfg.supervised.lr_scheduler, ("constant", "cosine", "constant_with_warmup"))
-    for side in ("padding_side", "truncation_side"):
-        _check_choice(f"model.{side}", cfg.model[side], ("left", "right"))
-    if cfg.num_processes < 1:
-        raise ConfigError(f"num_processes must be at least 1, got {cfg.num_processes}")
-    if cfg.accelerate is not None:
-        from grue.runtime.accelerate_configs import PRESETS
-
-        _check_choice("accelerate preset", cfg.accelerate, PRESETS)
-    if cfg.shard is not None:
-        from grue.runtime.sharding import MODES
-
-        _check_choice("shard mode", cfg.shard, MODES)
-    if not 0 < cfg.nlpo.top_p <= 1:
-        raise ConfigError(f"nlpo.top_p must be in (0, 1], got {cfg.nlpo.top_p}")
-    if cfg.kl.target is not None and cfg.kl.target <= 0:
-        raise ConfigError("kl.target must be positive, or null for no KL penalty (the paper's 'inf' target)")
-    for key in ("total_steps", "steps_per_update", "batch_size", "epochs", "rollout_batch_size"):
-        if cfg.ppo[key] <= 0:
-            raise ConfigError(f"ppo.{key} must be positive, got {cfg.ppo[key]}")
+    """Every field's range or set (declared in the schema), on the resolved values, then checks across
+    fields; an interpolation that does not resolve is refused here too, not when a run first reads it."""
+    try:
+        values = OmegaConf.to_container(cfg, resolve=True)
+    except OmegaConfBaseException as err:
+        key = getattr(err, "full_key", None) or "a value"
+        raise ConfigError(f"{key} cannot be resolved: {str(err).splitlines()[0]}") from None
+    problem = next(rule_problems(RunConfig, values), None)
+    if problem:
+        raise ConfigError(problem)
     for gen in ("rollout", "generation"):
-        if cfg[gen].max_new_tokens <= 0:
-            raise ConfigError(f"{gen}.max_new_tokens must be positive")
-    try:
-        check_names(cfg.eval.metrics)
-    except KeyError as err:
-        raise ConfigError(f"eval.metrics: {err.args[0]}") from None
-    from grue.rewards.registry import check_reward
+        if values[gen]["min_new_tokens"] > values[gen]["max_new_tokens"]:
+            raise ConfigError(f"{gen}.min_new_tokens ({values[gen]['min_new_tokens']}) must not exceed "
+                              f"{gen}.max_new_tokens ({values[gen]['max_new_tokens']})")
+    if values["reward"]["dense"] == "critic":
+        from grue.rewards.critic.build import check_critic_settings
 
-    try:
-        check_reward(cfg.reward.name)
-    except KeyError as err:
-        raise ConfigError(f"reward.name: {err.args[0]}") from None
+        try:
+            check_critic_settings(cfg)
+        except ValueError as err:
+            raise ConfigError(str(err)) from None
 
 
 def to_yaml(cfg: DictConfig) -> str:
@@ -167,10 +150,22 @@ _UNUSED_GROUPS = {
 }
 
 
+def semantic_config(data: dict[str, Any]) -> dict[str, Any]:
+    """The part of a resolved config (a plain dict) that decides what a run computes: a copy without
+    where it is written, how fast it goes and the groups its algorithm never reads. The leaderboard
+    reads it from results.json to tell settings apart, so both sides share this one definition."""
+    data = copy.deepcopy(data)
+    for key in NON_SEMANTIC_KEYS + _UNUSED_GROUPS.get(data.get("algo"), ()):
+        data.pop(key, None)
+    if isinstance(data.get("eval"), dict):
+        data["eval"].pop("save_every", None)
+    if isinstance(data.get("reward"), dict) and data["reward"].get("dense") is None:  # runs without a critic
+        data["reward"].pop("dense", None)  # keep the hash they had before the critic settings existed
+        data.pop("critic", None)
+    return data
+
+
 def config_hash(cfg: DictConfig) -> str:
     """A stable identity for what a run computes (where it is written, how fast, unused groups excluded)."""
-    data = OmegaConf.to_container(cfg, resolve=True)
-    for key in NON_SEMANTIC_KEYS + _UNUSED_GROUPS.get(cfg.algo, ()):
-        data.pop(key, None)
-    data["eval"].pop("save_every", None)
+    data = semantic_config(OmegaConf.to_container(cfg, resolve=True))
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()

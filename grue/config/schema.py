@@ -1,13 +1,57 @@
 """The run configuration as typed dataclasses: the single source for defaults, validation and docs.
 
 OmegaConf builds a structured config from these classes, so a key that is not declared here or a
-value of the wrong type is refused before any work starts. Defaults are the paper's shared RL
-settings (grue_spec.md section 2 preamble); each task file overrides what its tables say.
+value of the wrong type is refused before any work starts; each numeric or choice field also carries
+its range or set (grue/config/constraints.py), checked in the same pass. Defaults are the paper's
+shared RL settings (grue_spec.md section 2 preamble); each task file overrides what its tables say.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Iterable, Optional
+
+from grue.config.constraints import (FINITE, FRACTION, NON_NEGATIVE, POSITIVE, PROBABILITY, RULE_KEY, OneOf,
+                                     Registered, Rule)
+from grue.results.schema import ALGOS, PROFILES
+
+
+def rule(default: Any, check: Rule) -> Any:
+    """A field with a default and the range or set its values must fall in."""
+    return field(default=default, metadata={RULE_KEY: check})
+
+
+# Sets owned by modules that import torch or the task files: looked up only when a config is checked.
+def _task_names() -> Iterable[str]:
+    from tasks import task_names
+
+    return task_names()
+
+
+def _accelerate_presets() -> Iterable[str]:
+    from grue.runtime.accelerate_configs import PRESETS
+
+    return PRESETS
+
+
+def _shard_modes() -> Iterable[str]:
+    from grue.runtime.sharding import MODES
+
+    return MODES
+
+
+def _check_reward(name: str) -> None:
+    from grue.rewards.registry import check_reward
+
+    check_reward(name)
+
+
+def _check_metrics(names: list[str]) -> None:
+    from grue.metrics.registry import check_names
+
+    check_names(names)
+
+
+SIDES = OneOf(("left", "right"))
 
 
 @dataclass
@@ -15,13 +59,13 @@ class GenerationConfig:
     """Decoding settings. `max_new_tokens` is always explicit (a trap in the reference code)."""
 
     do_sample: bool = True
-    top_k: int = 50            # 0 disables top-k truncation
-    top_p: float = 1.0
-    temperature: float = 1.0
-    num_beams: int = 1
-    length_penalty: float = 1.0
-    min_new_tokens: int = 0
-    max_new_tokens: int = 48
+    top_k: int = rule(50, NON_NEGATIVE)            # 0 disables top-k truncation
+    top_p: float = rule(1.0, PROBABILITY)
+    temperature: float = rule(1.0, POSITIVE)
+    num_beams: int = rule(1, POSITIVE)
+    length_penalty: float = rule(1.0, FINITE)
+    min_new_tokens: int = rule(0, NON_NEGATIVE)
+    max_new_tokens: int = rule(48, POSITIVE)
 
 
 @dataclass
@@ -29,12 +73,16 @@ class ModelConfig:
     """The policy and how prompts are tokenised for it."""
 
     policy: str = "gpt2"             # hub id, local directory, or packaged:<name>
-    kind: str = "causal"             # causal | seq2seq
-    value_model: str = "separate"    # separate (paper, section B.2) | shared (value head on the policy trunk)
-    max_prompt_length: int = 64
-    padding_side: str = "left"
-    truncation_side: str = "left"
+    kind: str = rule("causal", OneOf(("causal", "seq2seq")))             # causal | seq2seq
+    value_model: str = rule("separate", OneOf(("separate", "shared")))    # separate (paper, section B.2) | shared (value head on the policy trunk)
+    max_prompt_length: int = rule(64, POSITIVE)
+    padding_side: str = rule("left", SIDES)
+    truncation_side: str = rule("left", SIDES)
     supervised_init: Optional[str] = None  # paper profile: published supervised checkpoint for supervised_* algos
+    # Weights (and optimizer state) while training: float32 unless asked otherwise, whatever the checkpoint
+    # stores (a bf16 checkpoint trained in pure bf16 barely moves at small learning rates); `checkpoint`
+    # keeps the checkpoint's own dtype.
+    dtype: str = rule("float32", OneOf(("float32", "bfloat16", "float16", "checkpoint")))
 
 
 @dataclass
@@ -51,19 +99,19 @@ class DataConfig:
     # Text appended to every prompt: a causal LM needs a cue where its answer starts ("\nSummary:");
     # the paper's T5 prompts (task prefixes) need none.
     prompt_suffix: str = ""
-    split_seed: int = 42              # fixed shuffle for the train/val split (reference code: 42)
-    max_train: Optional[int] = None   # caps, mainly for the mini profile
-    max_val: Optional[int] = None
-    max_test: Optional[int] = None
+    split_seed: int = rule(42, NON_NEGATIVE)              # fixed shuffle for the train/val split (reference code: 42)
+    max_train: Optional[int] = rule(None, POSITIVE)   # caps, mainly for the mini profile
+    max_val: Optional[int] = rule(None, POSITIVE)
+    max_test: Optional[int] = rule(None, POSITIVE)
 
 
 @dataclass
 class RewardConfig:
     """The one reward an RL run optimises (the paper runs one experiment per reward)."""
 
-    name: str = "sentiment"
+    name: str = rule("sentiment", Registered(_check_reward))
     model: Optional[str] = None       # classifier reference for learned rewards
-    batch_size: int = 64
+    batch_size: int = rule(64, POSITIVE)
     # Learned rewards (reward=learned | commongen_preference; docs/learned_rewards.md). reward.model is then
     # a reward-model directory, unless a schedule trains one inside the run from the labeler's answers.
     schedule: Optional[str] = None     # offline (all labels from rho before RL) | batched (reward.rounds rounds)
@@ -78,88 +126,122 @@ class RewardConfig:
     rm_batch_size: int = 8
     rm_heldout: float = 0.1            # share of queries held out for accuracy / ROC AUC
     rm_max_length: int = 128           # tokens of prompt + continuation the reward model reads
+    # "critic": add per-token rewards from an LLM critic's span judgements (DRLC; settings under critic.*)
+    dense: Optional[str] = rule(None, OneOf(("critic",)))
 
 
 @dataclass
 class PPOConfig:
     """PPO hyperparameters. Steps are token-level transitions, as in every table of the paper."""
 
-    learning_rate: float = 1e-6
-    total_steps: int = 64000
-    steps_per_update: int = 1280      # transitions collected per iteration
-    batch_size: int = 64              # PPO minibatch, in transitions
-    epochs: int = 5                   # passes over the rollout buffer per iteration
-    gamma: float = 0.99               # tables say 0.99; section 5.4's text says 0.95 (spec 3.6)
-    gae_lambda: float = 0.95
-    clip_range: float = 0.2
-    vf_coef: float = 0.5
-    ent_coef: float = 0.0
-    max_grad_norm: float = 0.5
-    weight_decay: float = 1e-6
-    rollout_batch_size: int = 64      # prompts generated together
+    learning_rate: float = rule(1e-6, POSITIVE)
+    total_steps: int = rule(64000, POSITIVE)
+    steps_per_update: int = rule(1280, POSITIVE)      # transitions collected per iteration
+    batch_size: int = rule(64, POSITIVE)  # PPO minibatch, in transitions
+    epochs: int = rule(5, POSITIVE)                   # passes over the rollout buffer per iteration
+    gamma: float = rule(0.99, FRACTION)               # tables say 0.99; section 5.4's text says 0.95 (spec 3.6)
+    gae_lambda: float = rule(0.95, FRACTION)
+    clip_range: float = rule(0.2, POSITIVE)
+    vf_coef: float = rule(0.5, NON_NEGATIVE)
+    ent_coef: float = rule(0.0, NON_NEGATIVE)
+    max_grad_norm: float = rule(0.5, POSITIVE)
+    weight_decay: float = rule(1e-6, NON_NEGATIVE)
+    rollout_batch_size: int = rule(64, POSITIVE)      # prompts generated together
+    # Advantages are normalised over the whole iteration's rollout (all processes); `minibatch` does it
+    # per minibatch as SB3 does (with token-level minibatches, nearly the same), `none` not at all.
+    normalise_advantages: str = rule("rollout", OneOf(("rollout", "minibatch", "none")))
 
 
 @dataclass
 class KLConfig:
     """Per-token KL penalty against the frozen reference and its adaptive controller (Eqs. 2-3)."""
 
-    init_coef: float = 0.1
-    target: Optional[float] = 0.1     # null: the paper's "inf" target, no KL penalty (beta 0)
-    k_beta: float = 0.2               # paper's rate; the reference code hard-codes 0.1; 0 keeps beta constant
+    init_coef: float = rule(0.1, NON_NEGATIVE)
+    target: Optional[float] = rule(0.1, POSITIVE)     # null: the paper's "inf" target, no KL penalty (beta 0)
+    k_beta: float = rule(0.2, NON_NEGATIVE)               # paper's rate; the reference code hard-codes 0.1; 0 keeps beta constant
 
 
 @dataclass
 class NLPOConfig:
     """The masking policy: top-p of a copy of the policy refreshed every `update_every` iterations."""
 
-    top_p: float = 0.9
-    min_tokens_to_keep: int = 100
-    update_every: int = 20            # mu
+    top_p: float = rule(0.9, PROBABILITY)
+    min_tokens_to_keep: int = rule(100, POSITIVE)
+    update_every: int = rule(20, POSITIVE)            # mu
+    # paper: refresh the masking model every `update_every` iterations (Algorithm 1); never: keep the
+    # initial policy as masking model throughout, as the reference code effectively does (its sampling
+    # logits processor holds the first copy), which is how the paper's NLPO numbers were produced.
+    refresh: str = rule("paper", OneOf(("paper", "never")))
+    mask_at_eval: bool = True         # NLPO runs evaluate with the mask, as the reference code does
 
 
 @dataclass
 class SupervisedConfig:
-    learning_rate: float = 1e-5
-    epochs: int = 10
-    batch_size: int = 64
-    lr_scheduler: str = "constant"    # constant | cosine | constant_with_warmup
-    warmup_ratio: float = 0.0
-    weight_decay: float = 0.0
-    max_length: int = 64              # causal: tokens of prompt+target; seq2seq: tokens of the target
+    learning_rate: float = rule(1e-5, POSITIVE)
+    epochs: int = rule(10, POSITIVE)
+    batch_size: int = rule(64, POSITIVE)
+    lr_scheduler: str = rule("constant", OneOf(("constant", "cosine", "constant_with_warmup")))    # constant | cosine | constant_with_warmup
+    warmup_ratio: float = rule(0.0, FRACTION)
+    weight_decay: float = rule(0.0, NON_NEGATIVE)
+    max_length: int = rule(64, POSITIVE)              # target tokens; the prompt is cut as in RL (model.max_prompt_length)
 
 
 @dataclass
 class EvalConfig:
-    eval_every: int = 10              # iterations between validation evaluations
-    save_every: int = 10              # iterations between checkpoints
-    batch_size: int = 64
-    metrics: list[str] = field(default_factory=list)
+    eval_every: int = rule(10, POSITIVE)              # iterations between validation evaluations
+    save_every: int = rule(10, POSITIVE)              # iterations between checkpoints
+    batch_size: int = rule(64, POSITIVE)
+    metrics: list[str] = field(default_factory=list, metadata={RULE_KEY: Registered(_check_metrics)})
     # Per-metric settings handed to the scorers (e.g. bertscore_model, sacrebleu_tokenize; each metric
     # module documents its own). Task files set them per profile.
     metric_options: dict[str, Any] = field(default_factory=dict)
-    perplexity_stride: int = 512
-    perplexity_max_length: int = 1024
+    perplexity_stride: int = rule(512, POSITIVE)
+    perplexity_max_length: int = rule(1024, POSITIVE)
+
+
+@dataclass
+class CriticConfig:
+    """The LLM critic of `reward.dense=critic` (grue/rewards/critic, docs/dense_rewards.md; spec 8.1)."""
+
+    backend: str = rule("local", OneOf(("local", "http", "self")))  # self: a frozen copy of the initial policy
+    model: Optional[str] = None       # local: model reference; http: the endpoint's model name
+    template: Optional[str] = None    # built-in name or a template file; None: the task's own
+    alpha_extrinsic: float = rule(1.0, FINITE)   # alpha_1, on the task reward at the last token
+    alpha_intrinsic: float = rule(0.2, FINITE)   # alpha_2, on the critic's per-token rewards
+    span_reward: float = rule(1.0, POSITIVE)     # |r_in| of a token inside a marked span
+    score_scale: float = rule(10.0, POSITIVE)    # the critic is shown the task reward times this ("7.5/10")
+    max_new_tokens: int = rule(96, POSITIVE)     # length of the critic's answer
+    batch_size: int = rule(8, POSITIVE)          # local: prompts answered together
+    device: Optional[str] = None      # local: None runs the critic on the run's device
+    base_url: Optional[str] = None    # http: the OpenAI-compatible endpoint's root (ending in /v1)
+    api_key_env: Optional[str] = None  # http: the environment variable holding the key (None: no key)
+    concurrency: int = rule(4, POSITIVE)         # http: requests in flight at once
+    timeout_s: float = rule(60.0, POSITIVE)      # http: per request
+    max_retries: int = rule(4, NON_NEGATIVE)     # http: after time-outs, 429 and 5xx, with doubling backoff
+    backoff_s: float = rule(1.0, NON_NEGATIVE)   # http: the first retry's wait
+    requests_per_minute: Optional[float] = rule(None, POSITIVE)  # http: None for no limit
 
 
 @dataclass
 class RunConfig:
-    task: str = "imdb"
-    algo: str = "nlpo"
-    profile: str = "paper"
-    seed: int = 0
+    task: str = rule("imdb", OneOf(_task_names))
+    algo: str = rule("nlpo", OneOf(ALGOS))
+    profile: str = rule("paper", OneOf(PROFILES))
+    seed: int = rule(0, NON_NEGATIVE)
     output_dir: str = "runs"
-    device: str = "auto"              # auto | cpu | cuda
-    threads: Optional[int] = None     # torch intra-op threads; None keeps torch's default
+    device: str = rule("auto", OneOf(("auto", "cpu", "cuda", "mps"), pattern=r"cuda:\d+"))              # auto | cpu | cuda
+    threads: Optional[int] = rule(None, POSITIVE)     # torch intra-op threads; None keeps torch's default
     # Processes for one run (data parallel: rollouts sharded, gradients averaged, one evaluation). >1 starts
     # the run again under torchrun, or under `accelerate launch` with a preset (docs/distributed.md).
-    num_processes: int = 1
-    accelerate: Optional[str] = None  # preset name: ddp | fsdp | zero2 | zero3 | multi_node (grue/runtime/accelerate_configs)
+    num_processes: int = rule(1, POSITIVE)
+    accelerate: Optional[str] = rule(None, OneOf(_accelerate_presets))  # preset name: ddp | fsdp | zero2 | zero3 | multi_node (grue/runtime/accelerate_configs)
     # Parameter sharding over the processes (grue/runtime/sharding.py): full (FSDP FULL_SHARD, ZeRO-3) or
     # grad_op (SHARD_GRAD_OP, about ZeRO-2); the fsdp/zero3 presets mean full, zero2 grad_op.
-    shard: Optional[str] = None
+    shard: Optional[str] = rule(None, OneOf(_shard_modes))
     model: ModelConfig = field(default_factory=ModelConfig)
     data: DataConfig = field(default_factory=DataConfig)
     reward: RewardConfig = field(default_factory=RewardConfig)
+    critic: CriticConfig = field(default_factory=CriticConfig)  # read only when reward.dense=critic
     rollout: GenerationConfig = field(default_factory=GenerationConfig)
     generation: GenerationConfig = field(default_factory=GenerationConfig)  # evaluation decoding
     ppo: PPOConfig = field(default_factory=PPOConfig)

@@ -32,7 +32,7 @@ def test_brackets_keep_list_values_whole_and_output_dir_is_not_swept():
 
 
 def test_bad_values_name_the_cell():
-    with pytest.raises(SweepError, match="cell task=imdb algo=npo: unknown algorithm 'npo'"):
+    with pytest.raises(SweepError, match="cell task=imdb algo=npo: algo: unknown value 'npo'"):
         expand(["task=imdb", "algo=ppo,npo"])
 
 
