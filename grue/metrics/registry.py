@@ -28,6 +28,7 @@ _SCORER_MODULES = (
     "grue.metrics.bleu",
     "grue.metrics.sacre",
     "grue.metrics.rouge",
+    "grue.metrics.rouge_l_max",
     "grue.metrics.meteor",
     "grue.metrics.cider",
     "grue.metrics.spice",

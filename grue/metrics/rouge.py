@@ -6,9 +6,7 @@
   resampling noise). ``rougeLsum`` is summary-level LCS over sentences: both texts are split into
   sentences (grue.metrics.text.split_sentences, no punkt download) and joined with newlines, which
   is what rouge-score expects; without that step it silently equals rougeL.
-- ``rougeL_max``: NarrativeQA's score as UnifiedQA computed it with py-rouge: ROUGE-L F1 (alpha 0.5)
-  with stemming, both texts cut to their first ``rouge_length_limit`` words (100), max over references.
-Empty texts score 0.
+Empty texts score 0. NarrativeQA's ``rougeL_max`` is py-rouge's variant of ROUGE-L: grue.metrics.rouge_l_max.
 """
 from __future__ import annotations
 
@@ -52,33 +50,6 @@ class RougeScorer:
         return {name: MetricValue(corpus=_mean(values), per_sample=values) for name, values in per_sample.items()}
 
 
-class RougeLMaxScorer:
-    """ROUGE-L F1 on length-limited texts, maximised over references."""
-
-    names = ("rougeL_max",)
-    higher_is_better = {"rougeL_max": True}
-
-    def __init__(self, length_limit: int) -> None:
-        from rouge_score import rouge_scorer
-
-        self._scorer: Any = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)
-        self.length_limit = length_limit
-
-    def _cut(self, text: str) -> str:
-        return " ".join(text.split()[: self.length_limit])
-
-    def compute(self, inputs: MetricInputs) -> dict[str, MetricValue]:
-        require_references(inputs, "rougeL_max")
-        values = [max(self._scorer.score(self._cut(ref), self._cut(gen))["rougeL"].fmeasure for ref in refs)
-                  for gen, refs in zip(inputs.generations, inputs.references)]
-        return {"rougeL_max": MetricValue(corpus=_mean(values), per_sample=values)}
-
-
 @register(higher_is_better=RougeScorer.higher_is_better)
 def build_rouge(ctx: MetricContext) -> RougeScorer:
     return RougeScorer()
-
-
-@register(higher_is_better=RougeLMaxScorer.higher_is_better)
-def build_rouge_l_max(ctx: MetricContext) -> RougeLMaxScorer:
-    return RougeLMaxScorer(length_limit=int(ctx.options.get("rouge_length_limit", 100)))
