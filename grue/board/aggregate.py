@@ -2,8 +2,8 @@
 
 Everything downstream (tables, scores, tests, site) starts from the two frames built here:
 the long per-seed frame (one row per run, split and metric) and its aggregate (one row per
-leaderboard row, split and metric). Profiles are part of the row key, so a mini run and a paper
-run can never share a mean.
+leaderboard row, split and metric). Profiles and settings are part of the row key, so a mini run
+and a paper run, or two values of `kl.target`, can never share a mean.
 """
 from __future__ import annotations
 
@@ -15,10 +15,13 @@ from scipy import stats
 from grue.board.collect import Run
 from grue.board.metric_info import higher_is_better
 
-ROW_KEYS: list[str] = ["task", "algo", "reward", "init_model", "profile"]
-SEED_COLUMNS: list[str] = ROW_KEYS + ["seed", "split", "metric", "value", "higher_is_better", "run_dir"]
+# What sets apart the entries of one algorithm on one task: the optimised reward, the initial model and
+# the setting (the config without the seed; `setting_label` names the keys that differ, see setting.py).
+VARIANT_KEYS: list[str] = ["reward", "init_model", "setting", "setting_label"]
+ROW_KEYS: list[str] = ["task", "algo", "reward", "init_model", "profile", "setting", "setting_label"]
+SEED_COLUMNS: list[str] = ROW_KEYS + ["seed", "split", "metric", "value", "higher_is_better", "n_samples", "run_dir"]
 AGG_COLUMNS: list[str] = ROW_KEYS + ["split", "metric", "higher_is_better", "n", "mean", "std", "sem",
-                                     "ci_low", "ci_high", "seeds"]
+                                     "ci_low", "ci_high", "seeds", "n_samples"]
 CONFIDENCE = 0.95
 
 
@@ -27,13 +30,13 @@ def seed_frame(runs: list[Run]) -> pd.DataFrame:
     rows = []
     for run in runs:
         declared = run.higher_is_better
+        labels = dict(zip(ROW_KEYS, run.key))
         for split in run.doc["metrics"]:
             for metric, value in run.metrics(split).items():
                 rows.append({
-                    "task": run.task, "algo": run.algo, "reward": run.reward, "init_model": run.init_model,
-                    "profile": run.profile, "seed": run.seed, "split": split, "metric": metric,
+                    **labels, "seed": run.seed, "split": split, "metric": metric,
                     "value": value, "higher_is_better": higher_is_better(metric, declared),
-                    "run_dir": str(run.path),
+                    "n_samples": run.n_samples(split), "run_dir": str(run.path),
                 })
     return pd.DataFrame(rows, columns=SEED_COLUMNS)
 
@@ -66,6 +69,9 @@ def aggregate(seeds: pd.DataFrame) -> pd.DataFrame:
         row["higher_is_better"] = bool(group["higher_is_better"].mean() >= 0.5)
         row.update(_summarise(group["value"]))
         row["seeds"] = ",".join(str(s) for s in sorted(group["seed"]))
+        sizes = set(group["n_samples"].dropna())
+        # Corpus-size statistics (unique n-gram counts) depend on how many samples were scored.
+        row["n_samples"] = float(sizes.pop()) if len(sizes) == 1 else math.nan
         out.append(row)
     return pd.DataFrame(out, columns=AGG_COLUMNS)
 

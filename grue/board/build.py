@@ -66,7 +66,7 @@ def build_board(run_dirs: Sequence[Path], options: BoardOptions | None = None) -
     ours = aggregate(seeds).assign(source=RUNS)
     frames = [ours]
     if options.with_paper:
-        frames.append(reference_frame().drop(columns=["setting", "main"]))
+        frames.append(reference_frame().drop(columns=["main"]))
     agg = pd.concat([f for f in frames if not f.empty], ignore_index=True) if any(not f.empty for f in frames) else ours
     fits = fit_pools(agg, options.normalisation)
     entries = entry_scores(agg, fits)

@@ -8,10 +8,13 @@ file never crashes the board nor silently shifts a mean.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterable
 
+from grue.board.setting import setting_id, setting_items, setting_labels
 from grue.results.schema import validate_results
 
 RESULTS_FILE = "results.json"
@@ -24,6 +27,7 @@ class Run:
 
     path: Path
     doc: dict[str, Any]
+    setting_label: str = ""  # the keys that set it apart from its row group's other settings (collect fills it)
 
     @property
     def task(self) -> str:
@@ -50,15 +54,35 @@ class Run:
     def init_model(self) -> str:
         return self.doc.get("init_model") or ""
 
+    @cached_property
+    def setting_items(self) -> dict[str, str]:
+        return setting_items(self.doc)
+
     @property
-    def key(self) -> tuple[str, str, str, str, str]:
-        """The leaderboard row this run contributes a seed to (profiles never mix)."""
+    def setting(self) -> str:
+        """The identity of the run's config without its seed (setting.py)."""
+        return setting_id(self.setting_items)
+
+    @property
+    def group(self) -> tuple[str, str, str, str, str]:
+        """What the board names a row by before settings: task, algorithm, reward, init model, profile."""
         return (self.task, self.algo, self.reward, self.init_model, self.profile)
+
+    @property
+    def key(self) -> tuple[str, ...]:
+        """The leaderboard row this run contributes a seed to: one setting, one profile."""
+        return self.group + (self.setting, self.setting_label)
 
     @property
     def higher_is_better(self) -> dict[str, bool]:
         value = self.doc.get("higher_is_better")
         return dict(value) if isinstance(value, dict) else {}
+
+    def n_samples(self, split: str) -> float:
+        """How many samples the split's metrics were computed on (NaN when not recorded)."""
+        info = (self.doc.get("splits") or {}).get(split)
+        size = info.get("n_samples") if isinstance(info, dict) else None
+        return float(size) if isinstance(size, (int, float)) and not isinstance(size, bool) else math.nan
 
     def metrics(self, split: str) -> dict[str, float]:
         return {k: float(v) for k, v in self.doc["metrics"].get(split, {}).items()}
@@ -97,11 +121,21 @@ def _unfinished(run_marker: Path) -> Skipped:
     return Skipped(run_marker.parent, (f"unfinished: no {RESULTS_FILE} (status {status})",))
 
 
+def _labelled(runs: list[Run]) -> list[Run]:
+    """Each run with the label that tells its setting from the other settings of its row group."""
+    groups: dict[tuple, dict[str, dict[str, str]]] = {}
+    for run in runs:
+        groups.setdefault(run.group, {})[run.setting] = run.setting_items
+    labels = {group: setting_labels(settings) for group, settings in groups.items()}
+    return [replace(run, setting_label=labels[run.group][run.setting]) for run in runs]
+
+
 def collect(dirs: Iterable[Path | str]) -> Collection:
     """Collect runs under `dirs` (searched recursively); duplicates of a seed are refused.
 
-    Two results for the same row and seed would count one seed twice and shrink the error bars,
-    so only the first (by path order) is kept and the others are listed as skipped.
+    Two results of the same setting and seed (the config hash without the seed agrees) would count
+    one seed twice and shrink the error bars, so only the first (by path order) is kept and the
+    others are listed as skipped. Runs that differ in any setting are never duplicates.
     """
     found = Collection()
     seen_files: set[Path] = set()
@@ -121,9 +155,10 @@ def collect(dirs: Iterable[Path | str]) -> Collection:
                 found.skipped.append(Skipped(path.parent, tuple(problems)))
                 continue
             run = Run(path.parent, doc)
-            seed_key = run.key + (run.seed,)
+            seed_key = run.group + (run.setting, run.seed)
             if seed_key in seen_seeds:
-                found.skipped.append(Skipped(run.path, (f"duplicate of seed {run.seed} in {seen_seeds[seed_key]}",)))
+                found.skipped.append(Skipped(run.path, (f"duplicate of seed {run.seed} in {seen_seeds[seed_key]} "
+                                                        "(same setting: identical config apart from the seed)",)))
                 continue
             seen_seeds[seed_key] = run.path
             found.runs.append(run)
@@ -131,4 +166,5 @@ def collect(dirs: Iterable[Path | str]) -> Collection:
             for marker in sorted(root.rglob(RUN_MARKER)):
                 if not (marker.parent / RESULTS_FILE).exists():
                     found.skipped.append(_unfinished(marker))
+    found.runs = _labelled(found.runs)
     return found

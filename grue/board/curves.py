@@ -19,8 +19,9 @@ from grue.board.collect import Run
 from grue.board.metric_info import TASK_METRICS, higher_is_better
 
 TRAIN_FIELDS: tuple[str, ...] = ("tokens", "reward_mean", "kl", "kl_coef")  # `tokens`: generated this iteration
-CHECKPOINT_COLUMNS: list[str] = ["task", "algo", "reward", "profile", "seed", "metric", "last_iteration", "last_value",
-                                 "best_iteration", "best_value", "reported", "run_dir"]
+CHECKPOINT_COLUMNS: list[str] = ROW_KEYS + ["seed", "metric", "last_iteration", "last_value", "best_iteration",
+                                            "best_value", "reported", "results_value", "agrees", "run_dir"]
+AGREEMENT = 1e-6  # relative: the final eval line and results.json hold the same number, printed twice
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -39,8 +40,7 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 
 def _labels(run: Run) -> dict[str, Any]:
-    return {"task": run.task, "algo": run.algo, "reward": run.reward, "init_model": run.init_model,
-            "profile": run.profile, "seed": run.seed}
+    return {**dict(zip(ROW_KEYS, run.key)), "seed": run.seed}
 
 
 def train_frame(runs: list[Run]) -> pd.DataFrame:
@@ -98,6 +98,8 @@ def checkpoint_report(runs: list[Run]) -> pd.DataFrame:
 
     A run reports its final policy unless its results say otherwise (a `checkpoint` entry); showing
     the best validation iteration next to it makes any gap visible instead of silently picked.
+    `agrees` is False when results.json's validation value is not the log's last one (a resumed or
+    re-scored run): the page says so rather than letting the curve and the table quietly differ.
     """
     rows = []
     for run in runs:
@@ -112,7 +114,9 @@ def checkpoint_report(runs: list[Run]) -> pd.DataFrame:
         chosen = run.doc.get("checkpoint")
         reported = (f"iteration {chosen.get('iteration')} by {chosen.get('selected_by', '?')}"
                     if isinstance(chosen, dict) else "final policy")
-        rows.append({"task": run.task, "algo": run.algo, "reward": run.reward, "profile": run.profile, "seed": run.seed,
-                     "metric": metric, "last_iteration": points[-1][0], "last_value": points[-1][1],
-                     "best_iteration": best[0], "best_value": best[1], "reported": reported, "run_dir": str(run.path)})
+        result = run.metrics("val").get(metric, math.nan)
+        agrees = not math.isfinite(result) or math.isclose(result, points[-1][1], rel_tol=AGREEMENT, abs_tol=1e-12)
+        rows.append({**_labels(run), "metric": metric, "last_iteration": points[-1][0], "last_value": points[-1][1],
+                     "best_iteration": best[0], "best_value": best[1], "reported": reported, "results_value": result,
+                     "agrees": agrees, "run_dir": str(run.path)})
     return pd.DataFrame(rows, columns=CHECKPOINT_COLUMNS)

@@ -11,6 +11,11 @@ from typing import Mapping
 
 # Lower is better only for perplexity and TER; everything else in DESIGN.md section 4 rises.
 LOWER_IS_BETTER: frozenset[str] = frozenset({"perplexity", "ter"})
+# A length is neither better long nor short (the paper tabulates MeanOutputLength as a description).
+UNDIRECTED: frozenset[str] = frozenset({"mean_output_length"})
+# Corpus counts (n-grams seen once in the whole output): they grow with the number of samples scored,
+# so they print as integers and compare only between equally sized evaluations.
+COUNT_METRICS: frozenset[str] = frozenset({"unique_1", "unique_2"})
 
 KNOWN_METRICS: tuple[str, ...] = (
     "sentiment", "perplexity", "meteor", "rouge1", "rouge2", "rougeL", "rougeLsum", "rougeL_max",
@@ -47,9 +52,9 @@ def higher_is_better(metric: str, declared: Mapping[str, bool] | None = None) ->
     return metric not in LOWER_IS_BETTER
 
 
-def arrow(metric: str, declared: Mapping[str, bool] | None = None) -> str:
-    """The arrow the paper's tables print next to a metric name."""
-    return "↑" if higher_is_better(metric, declared) else "↓"
+def direction(metric: str, declared: Mapping[str, bool] | None = None) -> bool | None:
+    """What the tables mark: True (↑), False (↓), or None for a metric with no better direction."""
+    return None if metric in UNDIRECTED else higher_is_better(metric, declared)
 
 
 def metric_order(task: str, metrics: list[str] | set[str]) -> list[str]:

@@ -14,6 +14,7 @@ import math
 
 import pandas as pd
 
+from grue.board.aggregate import VARIANT_KEYS
 from grue.board.metric_info import NATURALNESS_METRICS, TASK_METRICS
 from grue.board.selection import SELECT_KEYS
 from grue.results.schema import TASKS
@@ -29,7 +30,7 @@ def raw_values(frame: pd.DataFrame, chosen: pd.DataFrame) -> pd.DataFrame:
     if chosen["reward"].str.startswith("avg(").any():
         merged = wanted.merge(chosen[keys].drop_duplicates(), on=keys, how="inner")
     else:
-        merged = wanted.merge(chosen[keys + ["reward", "init_model"]], on=keys + ["reward", "init_model"], how="inner")
+        merged = wanted.merge(chosen[keys + VARIANT_KEYS], on=keys + VARIANT_KEYS, how="inner")
     return merged.groupby(keys + ["metric"], sort=True).agg(mean=("mean", "mean"),
                                                              higher_is_better=("higher_is_better", "first")).reset_index()
 

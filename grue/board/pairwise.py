@@ -10,6 +10,7 @@ from itertools import combinations
 
 import pandas as pd
 
+from grue.board.aggregate import VARIANT_KEYS
 from grue.board.selection import SELECT_KEYS
 from grue.board.stats import holm, verdict, welch
 from grue.board.task_tables import algo_rank
@@ -21,7 +22,7 @@ TEST_COLUMNS: list[str] = ["profile", "task", "measure", "split", "a", "b", "n_a
 
 def selected_seeds(seeds: pd.DataFrame, selection: pd.DataFrame, splits: dict[tuple, str]) -> pd.DataFrame:
     """Per-seed scores of the selected entries on each task's report split."""
-    keys = SELECT_KEYS + ["reward", "init_model"]
+    keys = SELECT_KEYS + VARIANT_KEYS
     picked = seeds.merge(selection[keys], on=keys, how="inner")
     keep = pd.Series([splits.get((r.source, r.profile, r.task)) == r.split for r in picked.itertuples()],
                      index=picked.index, dtype=bool)  # a Series: an empty list would select columns instead

@@ -54,8 +54,8 @@ def _values(group: pd.DataFrame, raw: pd.DataFrame, algo: str, measure: str) -> 
         return list(rows[measure].dropna())
     if rows.empty:
         return []
-    reward = rows["reward"].iloc[0]
-    picked = raw[(raw["algo"] == algo) & (raw["metric"] == reward) & (raw["reward"] == reward)]
+    reward, setting = rows["reward"].iloc[0], rows["setting"].iloc[0]
+    picked = raw[(raw["algo"] == algo) & (raw["metric"] == reward) & (raw["reward"] == reward) & (raw["setting"] == setting)]
     if not picked.empty:  # lower-is-better rewards (TER) are negated so that "up" always means better
         sign = 1.0 if bool(picked["higher_is_better"].iloc[0]) else -1.0
         return [sign * v for v in picked["value"]]

@@ -31,10 +31,10 @@ class Sample:
 
 def _pick_runs(runs: list[Run], selection: pd.DataFrame, task: str, profile: str) -> dict[str, Run]:
     chosen = selection[(selection["source"] == "runs") & (selection["task"] == task) & (selection["profile"] == profile)]
-    wanted = {(r.algo, r.reward, r.init_model) for r in chosen.itertuples()}
+    wanted = {(r.algo, r.reward, r.init_model, r.setting) for r in chosen.itertuples()}
     picked: dict[str, Run] = {}
     for run in sorted(runs, key=lambda r: r.seed):
-        if run.task == task and run.profile == profile and (run.algo, run.reward, run.init_model) in wanted:
+        if run.task == task and run.profile == profile and (run.algo, run.reward, run.init_model, run.setting) in wanted:
             picked.setdefault(run.algo, run)
     return dict(sorted(picked.items(), key=lambda kv: algo_rank(kv[0])))
 

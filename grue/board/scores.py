@@ -1,6 +1,6 @@
 """GRUE scores per leaderboard entry: task-preference score and naturalness score on each split.
 
-An entry is a row of the per-task tables (source, profile, task, algo, reward, init model). Its
+An entry is a row of the per-task tables (source, profile, task, algo, reward, init model, setting). Its
 task score is the mean of its normalised Table 1 task metrics, its naturalness score the mean of
 its normalised naturalness metrics (metric_info), and its score the mean of the two. The same
 fitted transforms are applied to every seed, so the tests in stats.py compare exactly the
@@ -12,10 +12,11 @@ import math
 
 import pandas as pd
 
+from grue.board.aggregate import VARIANT_KEYS
 from grue.board.metric_info import NATURALNESS_METRICS, TASK_METRICS
 from grue.board.normalise import PoolFit, fit_pool
 
-ENTRY_KEYS: list[str] = ["source", "profile", "task", "algo", "reward", "init_model"]
+ENTRY_KEYS: list[str] = ["source", "profile", "task", "algo"] + VARIANT_KEYS
 POOL_KEYS: list[str] = ["source", "profile", "task", "split"]
 SCORE_COLUMNS: list[str] = ["task_score", "naturalness_score", "score"]
 
@@ -37,7 +38,7 @@ def fit_pools(frame: pd.DataFrame, mode: str = "fixed") -> dict[tuple, PoolFit]:
     for pool, group in frame.groupby(POOL_KEYS, sort=True):
         means: dict[tuple, dict[str, float]] = {}
         for row in group.itertuples(index=False):
-            means.setdefault((row.algo, row.reward, row.init_model), {})[row.metric] = float(row.mean)
+            means.setdefault((row.algo, row.reward, row.init_model, row.setting), {})[row.metric] = float(row.mean)
         directions = group.drop_duplicates("metric").set_index("metric")["higher_is_better"].to_dict()
         zero = group[group["algo"] == "zero_shot"].groupby("metric")["mean"].min().to_dict()
         fits[pool] = fit_pool(means, directions, mode, anchors=zero)
@@ -62,7 +63,7 @@ def entry_scores(frame: pd.DataFrame, fits: dict[tuple, PoolFit]) -> pd.DataFram
 def seed_scores(seeds: pd.DataFrame, fits: dict[tuple, PoolFit], source: str = "runs") -> pd.DataFrame:
     """Per-seed scores of our runs, normalised with their pool's fit (fitted on the means)."""
     rows = []
-    keys = ["profile", "task", "algo", "reward", "init_model", "seed", "split"]
+    keys = ["profile", "task", "algo"] + VARIANT_KEYS + ["seed", "split"]
     for key, group in seeds.groupby(keys, sort=True):
         labels = dict(zip(keys, key))
         fit = fits.get((source, labels["profile"], labels["task"], labels["split"]))

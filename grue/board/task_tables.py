@@ -10,15 +10,16 @@ import math
 import pandas as pd
 
 from grue.board.aggregate import ROW_KEYS, report_split
-from grue.board.metric_info import metric_order
-from grue.board.reference import provenance
-from grue.board.table import Cell, Column, Row, Table
+from grue.board.metric_info import COUNT_METRICS, direction, metric_order
+from grue.board.reference import HIDDEN_TEST, provenance
+from grue.board.table import FLAG_MARK, Cell, Column, Row, Table
 from grue.results.schema import ALGOS, TASKS
 
 LABEL_COLUMNS: list[Column] = [
     Column("algo", "Algorithm"), Column("reward", "Reward"), Column("init_model", "Init model"),
     Column("profile", "Profile"), Column("n", "Seeds"),
 ]
+SETTING_COLUMN = Column("setting_label", "Setting")  # shown only when some algorithm has several settings
 ALGO_LABELS: dict[str, str] = {
     "zero_shot": "Zero-Shot", "supervised": "Supervised", "ppo": "PPO", "nlpo": "NLPO",
     "supervised_ppo": "Supervised+PPO", "supervised_nlpo": "Supervised+NLPO", "lead_3": "Lead-3",
@@ -42,6 +43,29 @@ def _seeds_text(n: float) -> str:
     return str(int(n)) if n is not None and math.isfinite(n) else "?"
 
 
+def _title(task: str, split: str) -> str:
+    if split == HIDDEN_TEST:
+        return f"{task} (the paper's official hidden test: published numbers only, a split grue cannot score)"
+    return f"{task} ({split} split)"
+
+
+def _cell(record: pd.Series, metric: str) -> Cell:
+    n = int(record["n"]) if math.isfinite(record["n"]) else None
+    flag = record.get("flag", "")
+    return Cell(float(record["mean"]), float(record["std"]), n, float(record["ci_low"]), float(record["ci_high"]),
+                count=metric in COUNT_METRICS, flag=flag if isinstance(flag, str) else "")
+
+
+def setting_note(frame: pd.DataFrame) -> str:
+    """Which config keys tell the rows of one algorithm apart ('' when every algorithm has one setting)."""
+    labelled = frame[(frame["setting_label"] != "") & (frame["source"] == "runs")]
+    if labelled.empty:
+        return ""
+    keys = sorted({part.split("=", 1)[0] for label in set(labelled["setting_label"]) for part in label.split(", ")})
+    return (f"Rows of one algorithm differ in {', '.join(keys)} (Setting column): each row averages seeds of one "
+            "setting only, never different settings.")
+
+
 def task_table(agg: pd.DataFrame, task: str, split: str | None = None, with_paper: bool = True) -> Table:
     """The table for one task on one split (default: test if our runs report it, else validation)."""
     frame = agg[agg["task"] == task].assign(source=lambda f: _source(f))
@@ -49,32 +73,46 @@ def task_table(agg: pd.DataFrame, task: str, split: str | None = None, with_pape
     split = split or report_split(ours if not ours.empty else frame, task)
     frame = frame[(frame["split"] == split) & ((frame["source"] == "runs") | with_paper)]
     metrics = metric_order(task, set(frame["metric"]))
-    directions = frame.drop_duplicates("metric").set_index("metric")["higher_is_better"].to_dict()
-    table = Table(title=f"{task} ({split} split)", label_columns=LABEL_COLUMNS,
-                  value_columns=[Column(m, m, bool(directions[m])) for m in metrics], anchor=f"{task}-{split}")
-    groups = {k: g for k, g in frame.groupby(["source"] + ROW_KEYS, sort=False)}
-    order = sorted(groups, key=lambda k: (k[0] != "runs", k[5], algo_rank(k[2]), k[3], k[4]))
+    declared = frame.drop_duplicates("metric").set_index("metric")["higher_is_better"].to_dict()
+    labels = LABEL_COLUMNS + ([SETTING_COLUMN] if (frame["setting_label"] != "").any() else [])
+    table = Table(title=_title(task, split), label_columns=labels,
+                  value_columns=[Column(m, m, direction(m, {m: bool(declared[m])})) for m in metrics],
+                  anchor=f"{task}-{split}")
+    keys = ["source"] + ROW_KEYS
+    groups = {k: g for k, g in frame.groupby(keys, sort=False)}
+
+    def order(key: tuple) -> tuple:
+        named = dict(zip(keys, key))
+        return (named["source"] != "runs", named["profile"], algo_rank(named["algo"]), named["reward"],
+                named["init_model"], named["setting_label"])
+
     tables_cited = set()
-    for key in order:
+    flags = set()
+    for key in sorted(groups, key=order):
         group = groups[key].set_index("metric")
-        source = key[0]
-        labels = dict(zip(ROW_KEYS, key[1:]))
-        labels["algo"] = algo_label(labels["algo"])
-        labels["n"] = _seeds_text(group["n"].max())
-        cells = {m: Cell(float(r["mean"]), float(r["std"]), int(r["n"]) if math.isfinite(r["n"]) else 0,
-                         float(r["ci_low"]), float(r["ci_high"])) for m, r in group.iterrows()}
+        named = dict(zip(keys, key))
+        source = named.pop("source")
+        named["algo"] = algo_label(named["algo"])
+        named["n"] = _seeds_text(group["n"].max())
+        cells = {m: _cell(r, m) for m, r in group.iterrows()}
+        flags |= {f"{m}: {c.flag}" for m, c in cells.items() if c.flag}
         note = ""
         if source != "runs":
             table_id = str(group["table"].iloc[0]) if "table" in group else ""
             tables_cited.add(table_id)
-            labels["profile"] = f"paper T{table_id}"
+            named["profile"] = f"paper T{table_id}"
             note = f"paper Table {table_id}"
-        table.rows.append(Row(labels, cells, reference=source != "runs", note=note))
+        table.rows.append(Row(named, cells, reference=source != "runs", note=note))
     table.mark_best()
-    table.notes.append("mean ± sample std over seeds; bold = best mean among our runs; ↑/↓ = direction.")
+    table.notes.append("mean ± sample std over seeds; bold = best mean among our runs; ↑/↓ = direction "
+                       "(none for a length); unique_n are corpus counts, which grow with the number of samples scored.")
+    settings = setting_note(frame)
+    if settings:
+        table.notes.append(settings)
     if tables_cited:
         cites = "; ".join(provenance(t) for t in sorted(tables_cited))
         table.notes.append(f"Rows marked paper are the published numbers ({cites}), not runs of ours.")
+    table.notes += [f"{FLAG_MARK} {f}" for f in sorted(flags)]
     return table
 
 
@@ -85,5 +123,5 @@ def task_tables(agg: pd.DataFrame, split: str | None = None, with_paper: bool = 
 
 
 def splits_of(agg: pd.DataFrame, task: str) -> list[str]:
-    """Every split with rows for a task, validation first."""
-    return sorted(set(agg.loc[agg["task"] == task, "split"]), key=lambda s: (s != "val", s))
+    """Every split with rows for a task: validation, test, then the paper's hidden test (shown apart)."""
+    return sorted(set(agg.loc[agg["task"] == task, "split"]), key=lambda s: (s == HIDDEN_TEST, s != "val", s))

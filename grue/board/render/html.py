@@ -27,8 +27,10 @@ def _cell(table: Table, row, column, is_label: bool) -> str:
         sort = f' data-sort="{value.mean!r}"' if math.isfinite(value.mean) else ' data-sort=""'
         if value.bold:
             classes.append("best")
-        title = f"n={value.n}" + (f", 95% CI [{value.ci_low:.4g}, {value.ci_high:.4g}]" if math.isfinite(value.ci_low) else "")
-        sort += f' title="{esc(title)}"'
+        if value.flag:
+            classes.append("flagged")
+        title = value.describe()
+        sort += f' title="{esc(title)}"' if title else ""
     elif text == "—":
         sort = ' data-sort=""'
     badge = ' <span class="badge">paper</span>' if is_label and row.reference and column == table.label_columns[0] else ""

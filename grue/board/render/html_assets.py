@@ -27,6 +27,7 @@ thead th[aria-sort="ascending"]::after { content: " ▲"; font-size: 10px; }
 thead th[aria-sort="descending"]::after { content: " ▼"; font-size: 10px; }
 tr.ref td { background: var(--ref); font-style: italic; color: #5a4b1a; }
 td.best { font-weight: 700; color: var(--best); }
+td.flagged { background: #fde8e8; }
 .badge { display: inline-block; font-size: 11px; padding: 0 6px; border-radius: 8px; background: #e8d9a8; color: #5a4b1a; font-style: normal; }
 .note { color: var(--muted); font-size: 12px; margin: 2px 0; }
 .warn { background: #fff4e5; border-left: 4px solid #f0a030; padding: 6px 10px; }

@@ -1,0 +1,72 @@
+"""Which setting a run belongs to, and the words that tell one setting from another on the board.
+
+A leaderboard row averages seeds of *one* setting. A setting is a run's resolved config without the
+seed: the config hash's own definition of what a run computes (grue.config.load.semantic_config:
+no output path, device or process count, no group the algorithm never reads), minus the keys that
+name a seed's own output. Two runs of one algorithm that differ in `kl.target` or `ppo.total_steps`
+are two rows, never two seeds of one row; and two results of one seed are duplicates only when the
+whole setting agrees.
+
+Rows of one (task, algorithm, reward, initial model, profile) that differ in setting are labelled by
+the keys whose values differ among them ("kl.target=null"), so an ablation reads as one.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Iterable, Mapping
+
+from grue.config.load import semantic_config
+
+# Keys that identify one seed's run rather than its setting. `grue score` documents record the file
+# they scored: each seed scores its own predictions, so the file is no part of the setting.
+PER_RUN_KEYS: frozenset[str] = frozenset({"seed", "predictions", "predictions_sha256"})
+NO_SETTING = ""  # a results document that records no config: every such run shares one setting
+
+
+def flatten(config: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Nested config -> {"ppo.total_steps": 6144, ...}; lists stay whole values."""
+    flat: dict[str, Any] = {}
+    for key, value in config.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping) and value:
+            flat.update(flatten(value, f"{name}."))
+        else:
+            flat[name] = value
+    return flat
+
+
+def setting_items(doc: Mapping[str, Any]) -> dict[str, str]:
+    """A results document's setting as dotted key -> JSON text of the value."""
+    config = doc.get("config")
+    if not isinstance(config, Mapping) or not config:
+        return {}
+    flat = flatten(semantic_config(dict(config)))
+    return {k: json.dumps(v, sort_keys=True) for k, v in sorted(flat.items()) if k not in PER_RUN_KEYS}
+
+
+def setting_id(items: Mapping[str, str]) -> str:
+    """A short stable identity of a setting ('' when the document records no config)."""
+    if not items:
+        return NO_SETTING
+    return hashlib.sha256(json.dumps(dict(items), sort_keys=True).encode()).hexdigest()[:12]
+
+
+def _shown(value: str | None) -> str:
+    if value is None:
+        return "(unset)"
+    text = json.loads(value)
+    return text if isinstance(text, str) else json.dumps(text)
+
+
+def differing_keys(settings: Iterable[Mapping[str, str]]) -> list[str]:
+    """Keys whose value is not the same in every one of `settings` (absent counts as a value)."""
+    settings = list(settings)
+    keys = sorted({k for s in settings for k in s})
+    return [k for k in keys if len({s.get(k) for s in settings}) > 1]
+
+
+def setting_labels(settings: Mapping[str, Mapping[str, str]]) -> dict[str, str]:
+    """Label each setting of one row group by its values of the differing keys; '' for a lone setting."""
+    keys = differing_keys(settings.values())
+    return {sid: ", ".join(f"{k}={_shown(items.get(k))}" for k in keys) for sid, items in settings.items()}
