@@ -48,5 +48,11 @@ def check_reward(name: str) -> None:
 
 
 def build_reward(cfg: Any) -> Reward:
+    """The run's reward; `reward.dense=critic` wraps it so it also gives per-token rewards (DRLC)."""
     check_reward(cfg.reward.name)
-    return _FACTORIES[cfg.reward.name](cfg)
+    reward = _FACTORIES[cfg.reward.name](cfg)
+    if cfg.reward.dense == "critic":
+        from grue.rewards.critic.build import dense_critic_reward
+
+        reward = dense_critic_reward(cfg, reward)
+    return reward

@@ -8,7 +8,8 @@ import torch
 
 def kl_penalised_rewards(task_reward: torch.Tensor, logp: torch.Tensor, ref_logp: torch.Tensor,
                          valid: torch.Tensor, last_index: torch.Tensor, beta: float) -> tuple[torch.Tensor, torch.Tensor]:
-    """r_hat_t = r_t - beta * (log pi(a_t|s_t) - log pi_0(a_t|s_t)); r_t is the task reward at the last token.
+    """r_hat_t = r_t - beta * (log pi(a_t|s_t) - log pi_0(a_t|s_t)); r_t is the task reward at the last token,
+    or, when `task_reward` is [B, T], that per-token reward.
 
     The paper prints the KL with the opposite sign (spec 3.3), which would reward divergence; this is
     the sign the reference code and Ziegler et al. use. `logp` is the unmasked policy log-prob.
@@ -16,8 +17,11 @@ def kl_penalised_rewards(task_reward: torch.Tensor, logp: torch.Tensor, ref_logp
     """
     kl = (logp - ref_logp) * valid
     rewards = -beta * kl
-    rows = torch.arange(rewards.shape[0], device=rewards.device)
-    rewards[rows, last_index] += task_reward.to(rewards.dtype)
+    if task_reward.dim() == 2:  # a dense reward (reward.dense) already spread over the tokens: [B, T]
+        rewards = rewards + task_reward.to(rewards.dtype)
+    else:
+        rows = torch.arange(rewards.shape[0], device=rewards.device)
+        rewards[rows, last_index] += task_reward.to(rewards.dtype)
     return rewards * valid, kl
 
 

@@ -77,7 +77,9 @@ def collect(policy: Any, samples: Sequence[Sample], gen_cfg: Any, batch_size: in
     task_reward = torch.tensor(reward_fn(samples, generations), dtype=torch.float32, device=rollout.actions.device)
     ref_logp = policy.raw_log_probs(ref_model, rollout)
     old_values = value.values(policy, rollout) * rollout.valid
-    rewards, kl = kl_penalised_rewards(task_reward, rollout.raw_logp, ref_logp, rollout.valid,
+    token_reward = (reward_fn.token_rewards(samples, generations, task_reward, rollout, policy.tokenizer)
+                    if hasattr(reward_fn, "token_rewards") else task_reward)  # [B, T] under reward.dense
+    rewards, kl = kl_penalised_rewards(token_reward, rollout.raw_logp, ref_logp, rollout.valid,
                                        rollout.last_index, beta)
     advantages, returns = gae(rewards, old_values, rollout.valid, gamma, lam)
     return Experience(rollout, old_values, advantages, returns, task_reward, kl, generations)

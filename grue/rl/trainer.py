@@ -182,7 +182,11 @@ class RLTrainer:
         tokens = int(valid)
         return {"iteration": self.iteration, "tokens": tokens, "reward_mean": reward_mean, "kl": mean_kl,
                 "kl_coef": beta_used, "next_kl_coef": self.kl_ctl.value, "rollout_s": rollout_s,
-                "update_s": time.perf_counter() - start - rollout_s, **mask_stats, **stats}
+                "update_s": time.perf_counter() - start - rollout_s, **mask_stats, **stats, **self._reward_stats()}
+
+    def _reward_stats(self) -> dict[str, float]:
+        """A reward's own per-iteration figures (reward.dense=critic: r_ex and r_in apart, the critic's counts)."""
+        return self.reward_fn.iteration_stats() if hasattr(self.reward_fn, "iteration_stats") else {}
 
     # -- resume --------------------------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:

@@ -27,6 +27,7 @@ class RunDir:
     eval_log = property(lambda self: self.path / "logs" / "eval.jsonl")
     results = property(lambda self: self.path / "results.json")
     model_dir = property(lambda self: self.path / "model")
+    critic_cache = property(lambda self: self.path / "critic_cache")  # judgements of reward.dense=critic
 
     def predictions(self, split: str) -> Path:
         return self.path / "predictions" / f"{split}.jsonl"

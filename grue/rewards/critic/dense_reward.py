@@ -1,0 +1,101 @@
+"""The reward the trainer sees under `reward.dense=critic`: the task's reward, plus per-token rewards.
+
+Called as usual it returns the extrinsic reward r_ex per episode (what `reward_mean` logs, unchanged
+from a plain run). The RL core then asks `token_rewards` for the per-token vector
+r_t = alpha_1 * r_ex * [t = T] + alpha_2 * r_in_t, and adds the KL penalty to it as always.
+`iteration_stats` hands the trainer this iteration's figures (r_ex and r_in apart, the critic's
+outcomes and span counts, its wall time) and starts counting afresh.
+"""
+from __future__ import annotations
+
+import time
+from collections import Counter
+from typing import Any, Optional, Sequence
+
+import torch
+
+from grue.data.sample import Sample
+from grue.rewards.critic.backend import CriticBackend
+from grue.rewards.critic.cache import JudgementCache, judgement_key
+from grue.rewards.critic.parse import OUTCOMES, Critique, parse_critique
+from grue.rewards.critic.template import CritiqueTemplate
+from grue.rewards.critic.token_spans import SpanCounts, span_token_rewards, token_char_offsets
+from grue.rewards.registry import Reward
+
+
+class DenseCriticReward:
+    def __init__(self, extrinsic: Reward, critic: CriticBackend, template: CritiqueTemplate, cache: JudgementCache,
+                 alpha_extrinsic: float = 1.0, alpha_intrinsic: float = 0.2, span_reward: float = 1.0,
+                 score_scale: float = 10.0) -> None:
+        self.extrinsic, self.critic, self.template, self.cache = extrinsic, critic, template, cache
+        self.name = f"{extrinsic.name}+critic"
+        self.alpha_extrinsic, self.alpha_intrinsic = alpha_extrinsic, alpha_intrinsic
+        self.span_reward, self.score_scale = span_reward, score_scale
+        self._reset()
+
+    def _reset(self) -> None:
+        self.outcomes: Counter = Counter()
+        self.spans = SpanCounts()
+        self.critic_s = 0.0
+        self.asked = self.cached = 0
+        self.r_ex: list[float] = []
+        self.r_in_per_episode: list[float] = []
+
+    def __call__(self, samples: Sequence[Sample], generations: Sequence[str]) -> list[float]:
+        return self.extrinsic(samples, generations)
+
+    # -- the critic ------------------------------------------------------------------------------------
+    def judgements(self, prompts: Sequence[str]) -> list[Optional[str]]:
+        """Answers for rendered prompts: from the cache, else asked in one batch (and then cached)."""
+        keys = [judgement_key(self.critic.identity, self.template.digest, p) for p in prompts]
+        missing = list(dict.fromkeys(k for k in keys if self.cache.get(k) is None))
+        self.cached += len(keys) - sum(self.cache.get(k) is None for k in keys)
+        if missing:
+            by_key = dict(zip(keys, prompts))
+            start = time.perf_counter()
+            answers = self.critic.judge([by_key[k] for k in missing])
+            self.critic_s += time.perf_counter() - start
+            self.asked += len(missing)
+            self.cache.put_many({k: a for k, a in zip(missing, answers) if a is not None})
+        return [self.cache.get(k) for k in keys]
+
+    def critiques(self, samples: Sequence[Sample], generations: Sequence[str],
+                  r_ex: Sequence[float]) -> list[Critique]:
+        prompts = [self.template.render(s.prompt, g, r * self.score_scale) for s, g, r in zip(samples, generations, r_ex)]
+        return [parse_critique(a, list(self.template.labels)) for a in self.judgements(prompts)]
+
+    # -- per-token rewards -----------------------------------------------------------------------------
+    def token_rewards(self, samples: Sequence[Sample], generations: Sequence[str], task_reward: torch.Tensor,
+                      rollout: Any, tokenizer: Any) -> torch.Tensor:
+        """[B, T]: alpha_1 * r_ex on each episode's last token plus alpha_2 * r_in on every token."""
+        r_ex = task_reward.tolist()
+        r_in = torch.zeros_like(rollout.valid, dtype=torch.float32)
+        lengths = rollout.valid.sum(1).long().tolist()
+        for row, critique in enumerate(self.critiques(samples, generations, r_ex)):
+            self.outcomes[critique.outcome] += 1
+            ids = rollout.actions[row, :lengths[row]].tolist()
+            text, offsets = token_char_offsets(tokenizer, ids)
+            values, counts = span_token_rewards(text, offsets, critique, self.template.labels, self.span_reward)
+            self.spans.add(counts)
+            r_in[row, :lengths[row]] = torch.tensor(values)
+        rows = torch.arange(r_in.shape[0], device=r_in.device)
+        dense = self.alpha_intrinsic * r_in.to(rollout.valid.device)
+        dense[rows, rollout.last_index] += self.alpha_extrinsic * task_reward.to(dense.dtype)
+        self.r_ex.extend(r_ex)
+        self.r_in_per_episode.extend(r_in.sum(1).tolist())
+        return dense * rollout.valid
+
+    def iteration_stats(self) -> dict[str, float]:
+        """This iteration's figures for logs/train.jsonl; counting starts afresh afterwards."""
+        episodes = max(1, len(self.r_ex))
+        stats = {"reward/extrinsic_mean": sum(self.r_ex) / episodes,
+                 "reward/intrinsic_sum_mean": sum(self.r_in_per_episode) / episodes,
+                 "critic/wall_s": self.critic_s, "critic/asked": self.asked, "critic/cached": self.cached,
+                 **{f"critic/{name}": self.outcomes[name] for name in OUTCOMES},
+                 **{f"critic/spans_{name}": getattr(self.spans, name)
+                    for name in ("marked", "matched", "repeated", "unmatched")}}
+        last_error = getattr(self.critic, "last_error", None)
+        if self.outcomes["failed"] and last_error:
+            stats["critic/last_error"] = last_error
+        self._reset()
+        return stats

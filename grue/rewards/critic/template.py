@@ -1,0 +1,84 @@
+"""Critic prompt templates: plain-text files users copy and edit (`critic.template=<file>`).
+
+A file holds a header (comments and one `labels:` line mapping each answer label to the sign of the
+reward its spans earn), a `---` line, and the prompt body with {prompt}, {generation} and {score}
+placeholders. Placeholders are replaced literally, so the body may contain any other braces.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+BUILT_IN_DIR = Path(__file__).parent / "templates"
+# The built-in template each task uses when critic.template is not set; other tasks use "generic".
+TASK_TEMPLATES = {"imdb": "sentiment", "cnn_dailymail": "summarisation"}
+PLACEHOLDERS = ("{prompt}", "{generation}", "{score}")
+
+
+class TemplateError(ValueError):
+    """A template that cannot be used; the message names the file and what is wrong."""
+
+
+@dataclass(frozen=True)
+class CritiqueTemplate:
+    name: str
+    body: str
+    labels: dict[str, float]  # answer label -> sign of its spans' reward
+
+    @property
+    def digest(self) -> str:
+        """Identifies the template's content in cache keys: editing a template re-asks the critic."""
+        return hashlib.sha256(repr((self.body, sorted(self.labels.items()))).encode()).hexdigest()[:16]
+
+    def render(self, prompt: str, generation: str, score: float) -> str:
+        filled = {"{prompt}": prompt.strip(), "{generation}": generation.strip(), "{score}": f"{score:.1f}"}
+        text = self.body
+        for placeholder, value in filled.items():
+            text = text.replace(placeholder, value)
+        return text
+
+
+def built_in_names() -> list[str]:
+    return sorted(p.stem for p in BUILT_IN_DIR.glob("*.txt"))
+
+
+def template_path(ref: str) -> Path:
+    """A built-in name (sentiment, summarisation, generic) or a path to a template file."""
+    if ref in built_in_names():
+        return BUILT_IN_DIR / f"{ref}.txt"
+    path = Path(ref).expanduser()
+    if not path.is_file():
+        raise TemplateError(f"critic.template {ref!r} is neither a built-in template "
+                            f"({', '.join(built_in_names())}) nor a readable file")
+    return path
+
+
+def _parse_labels(line: str, where: str) -> dict[str, float]:
+    labels = {}
+    for item in line.split(":", 1)[1].split(","):
+        label, _, sign = item.partition("=")
+        try:
+            labels[label.strip() or "?"] = float(sign)
+        except ValueError:
+            raise TemplateError(f"{where}: bad labels entry {item.strip()!r}; write Label=+1 or Label=-1") from None
+    if "?" in labels:
+        raise TemplateError(f"{where}: a labels entry has no label name; write Label=+1 or Label=-1")
+    return labels
+
+
+def load_template(ref: str) -> CritiqueTemplate:
+    path = template_path(ref)
+    header, sep, body = path.read_text(encoding="utf-8").partition("\n---\n")
+    if not sep:
+        raise TemplateError(f"{path}: no '---' line between the header and the prompt body")
+    label_lines = [line for line in header.splitlines() if line.lower().startswith("labels:")]
+    if len(label_lines) != 1:
+        raise TemplateError(f"{path}: the header needs exactly one 'labels:' line")
+    if "{generation}" not in body:
+        raise TemplateError(f"{path}: the body never shows the sample; it needs a {{generation}} placeholder")
+    return CritiqueTemplate(path.stem, body.strip() + "\n", _parse_labels(label_lines[0], str(path)))
+
+
+def template_for_task(task: str, ref: str | None) -> CritiqueTemplate:
+    return load_template(ref or TASK_TEMPLATES.get(task, "generic"))

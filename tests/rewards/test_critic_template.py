@@ -1,0 +1,55 @@
+"""Critic prompt templates: the built-in ones follow the paper's structure; user files are checked."""
+import pytest
+
+from grue.rewards.critic.template import TemplateError, built_in_names, load_template, template_for_task
+
+
+@pytest.mark.parametrize("name", ["sentiment", "summarisation", "generic"])
+def test_built_in_templates_have_steps_three_examples_and_the_sample(name):
+    template = load_template(name)
+    body = template.body
+    assert "1." in body and "2." in body and "3." in body          # numbered annotation steps
+    assert body.count("Example ") == 3                            # three worked examples
+    assert body.index("Example 3") < body.index("{generation}")   # then the sample
+    assert all(sign in (1.0, -1.0) for sign in template.labels.values())
+
+
+def test_the_summarisation_template_shows_the_extrinsic_score():
+    text = load_template("summarisation").render("Article text.", "A summary.", 7.25)
+    assert "Summary Score: 7.2/10" in text and "Summary: A summary." in text and "Article: Article text." in text
+
+
+def test_tasks_pick_their_template_and_others_fall_back_to_generic():
+    assert template_for_task("imdb", None).name == "sentiment"
+    assert template_for_task("cnn_dailymail", None).name == "summarisation"
+    assert template_for_task("totto", None).name == "generic"
+    assert template_for_task("totto", "sentiment").name == "sentiment"
+    assert set(built_in_names()) == {"sentiment", "summarisation", "generic"}
+
+
+def test_a_user_template_file_is_read_and_braces_in_its_body_survive(tmp_path):
+    path = tmp_path / "mine.txt"
+    path.write_text("# mine\nlabels: Good=+1, Bad=-0.5\n---\nJSON like {\"a\": 1}. Text: {generation}\n")
+    template = load_template(str(path))
+    assert template.labels == {"Good": 1.0, "Bad": -0.5}
+    assert template.render("p", "hello", 0.0) == 'JSON like {"a": 1}. Text: hello\n'
+    assert template.digest != load_template("generic").digest
+
+
+@pytest.mark.parametrize("content, complaint", [
+    ("labels: A=+1\nno separator {generation}\n", "'---'"),
+    ("# no labels\n---\n{generation}\n", "labels:"),
+    ("labels: A=plus\n---\n{generation}\n", "bad labels entry"),
+    ("labels: A=+1\n---\nno placeholder\n", "{generation}"),
+])
+def test_broken_template_files_are_refused_with_the_reason(tmp_path, content, complaint):
+    path = tmp_path / "broken.txt"
+    path.write_text(content)
+    with pytest.raises(TemplateError) as err:
+        load_template(str(path))
+    assert complaint in str(err.value)
+
+
+def test_an_unknown_template_name_lists_the_built_in_ones():
+    with pytest.raises(TemplateError, match="sentiment"):
+        load_template("sentimentt")
