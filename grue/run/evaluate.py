@@ -9,13 +9,16 @@ import torch
 from grue.data.sample import Sample
 from grue.metrics.base import MetricContext, MetricInputs
 from grue.metrics.registry import ScorerSet, build_scorers
+from grue.rewards.learned.model import is_reward_model_dir
 
 
 def metric_context(cfg: Any, policy: Any, device: str) -> MetricContext:
     options = {
         "perplexity_stride": cfg.eval.perplexity_stride,
         "perplexity_max_length": cfg.eval.perplexity_max_length,
-        "sentiment_model": cfg.reward.model if cfg.task == "imdb" else None,
+        # IMDB's reward model is its sentiment classifier, unless reward.model holds a learned reward model
+        # (then eval.metric_options.sentiment_model names the classifier).
+        "sentiment_model": cfg.reward.model if cfg.task == "imdb" and not is_reward_model_dir(cfg.reward.model) else None,
         "sentiment_batch_size": cfg.reward.batch_size,
         **cfg.eval.metric_options,  # the task's per-profile metric settings (bertscore model, tokenizers...)
     }

@@ -15,6 +15,7 @@ from grue.run.display import console, progress_bar, rl_status
 from grue.run.evaluate import build_task_scorers, evaluate_split
 from grue.storage.atomic import append_jsonl, atomic_write_jsonl, read_jsonl
 from grue.results.writer import results_document
+from grue.rewards.learned.schedules import results_fields
 from grue.rl.trainer import NonFiniteError
 from grue.run.run_dir import RunDir
 from grue.runtime.process import configure_threads, device_of, seed_everything
@@ -172,6 +173,7 @@ class Run:
                                                  "metrics": ev.metrics})
             doc = results_document(cfg, task, self.hash, init_ref, {s: ev.metrics for s, ev in final.items()},
                                    {s: len(splits[s]) for s in final}, scorers, time.time() - self.started)
+            doc.update(results_fields(self.dir.path))  # a label schedule's labels and reward-model accuracy
             self.dir.finish(doc)
         self._barrier()  # no rank returns before results.json (and model/) exist
         return self.dir.path
@@ -242,7 +244,7 @@ class Run:
     # -- RL ----------------------------------------------------------------------------------------
     def _train_rl(self, policy: Any, splits: dict, scorers: Any) -> None:
         from grue.policy.load import build_value, frozen_copy
-        from grue.rewards.registry import build_reward
+        from grue.rewards.learned.schedules import build_run_reward
         from grue.rl.nlpo_mask import loose_mask_note
         from grue.rl.trainer import RLTrainer
 
@@ -251,7 +253,11 @@ class Run:
         ref_model = frozen_copy(policy.model)  # pi_0: the initial (for Supervised+RL: the supervised) model
         value = build_value(cfg, policy)
         nlpo = cfg.algo.endswith("nlpo")
-        trainer = RLTrainer(cfg, policy, ref_model, value, build_reward(cfg), splits["train"], self.accelerator,
+        # A label schedule (reward.schedule) collects labels and trains its reward model here, before RL;
+        # `progress` reads the trainer made next, so batched rounds follow the RL iterations.
+        reward = build_run_reward(cfg, self.dir.path, policy, splits["train"],
+                                  lambda: (trainer.iteration, trainer.n_iters), lambda m: console.print(f"\\[grue] {m}"))
+        trainer = RLTrainer(cfg, policy, ref_model, value, reward, splits["train"], self.accelerator,
                             nlpo=nlpo, sharding=self._start_sharding())
         note = loose_mask_note(int(cfg.rollout.top_k or 0), cfg.nlpo.min_tokens_to_keep) if nlpo else None
         if note:  # only the main process's console speaks

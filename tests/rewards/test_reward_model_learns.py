@@ -19,7 +19,7 @@ def labelled(n: int, k: int, **noise):
 def test_reward_model_ranks_held_out_oracle_preferences_above_chance(tiny_model_dirs, tmp_path, k, chance):
     answers = labelled(600, k)
     settings = TrainingSettings(learning_rate=3e-3, batch_size=8, heldout_fraction=0.25)
-    report = fit_reward_model(tiny_model_dirs.policy, answers, settings, tmp_path / "rm", normalise_over=answers)
+    report = fit_reward_model(RewardModel.from_backbone(tiny_model_dirs.policy), answers, settings, tmp_path / "rm", normalise_over=answers)
     assert report.heldout_comparisons > 100
     assert report.heldout_accuracy > chance + 0.25, report.summary()
     assert report.heldout_auc > 0.75
@@ -30,7 +30,7 @@ def test_reward_model_ranks_held_out_oracle_preferences_above_chance(tiny_model_
 def test_saved_model_is_normalised_over_its_samples_and_scores_alike_after_loading(tiny_model_dirs, tmp_path):
     answers = labelled(80, 4)
     out = tmp_path / "rm"
-    fit_reward_model(tiny_model_dirs.policy, answers, TrainingSettings(learning_rate=1e-3), out, answers)
+    fit_reward_model(RewardModel.from_backbone(tiny_model_dirs.policy), answers, TrainingSettings(learning_rate=1e-3), out, answers)
     assert is_reward_model_dir(str(out)) and (out / "training_curve.jsonl").exists()
     loaded = RewardModel.load(out)
     prompts = [a.prompt for a in answers for _ in a.candidates]

@@ -86,7 +86,14 @@ def heldout_scores(model: RewardModel, held: Sequence[Comparison], batch_size: i
 def train_reward_model(model: RewardModel, answers: Sequence[Comparison], settings: TrainingSettings,
                        progress: Optional[Callable[[dict], None]] = None) -> TrainingReport:
     """One epoch over the training comparisons in a seeded order; the model stays in eval mode
-    (dropout off) while its gradients flow."""
+    (dropout off) while its gradients flow. Gradients are switched on here because a batched
+    schedule retrains from inside the RL rollout, which runs without them."""
+    with torch.inference_mode(False), torch.enable_grad():
+        return _train(model, answers, settings, progress)
+
+
+def _train(model: RewardModel, answers: Sequence[Comparison], settings: TrainingSettings,
+           progress: Optional[Callable[[dict], None]]) -> TrainingReport:
     if settings.objective not in OBJECTIVES:
         raise ValueError(f"objective must be one of {sorted(OBJECTIVES)}, not {settings.objective!r}")
     _check_one_k(answers)
@@ -127,14 +134,15 @@ def normalisation_texts(queries: Sequence[Comparison]) -> tuple[list[str], list[
     return [q.prompt for q in distinct for _ in q.candidates], [c.text for q in distinct for c in q.candidates]
 
 
-def fit_reward_model(backbone: str, answers: Sequence[Comparison], settings: TrainingSettings, out_dir: Path,
-                     normalise_over: Sequence[Comparison], max_length: int = 128, device: str = "cpu",
+def fit_reward_model(model: RewardModel, answers: Sequence[Comparison], settings: TrainingSettings, out_dir: Path,
+                     normalise_over: Sequence[Comparison],
                      progress: Optional[Callable[[dict], None]] = None) -> TrainingReport:
-    """Fresh head on `backbone`, one epoch, normalised over `normalise_over`'s candidates, saved to
-    `out_dir` with its training facts and curve."""
-    model = RewardModel.from_backbone(backbone, max_length=max_length, seed=settings.seed, device=device)
+    """Train a fresh `model` (new head on its backbone) for one epoch, normalise it over
+    `normalise_over`'s candidates, and save it to `out_dir` with its training facts and curve. A
+    preference classifier is not normalised: its logit must stay a log-odds."""
     report = train_reward_model(model, answers, settings, progress)
-    model.normalise(model.raw_scores(*normalisation_texts(normalise_over)))
+    if settings.objective == "comparison":
+        model.normalise(model.raw_scores(*normalisation_texts(normalise_over)))
     model.info = {"objective": settings.objective, "settings": asdict(settings), **report.summary()}
     model.save(out_dir, {CURVE_FILE: report.curve})
     return report

@@ -1,0 +1,57 @@
+"""Queries (x, y_0..y_{k-1}): a task prompt and k continuations sampled from one model.
+
+Ziegler samples y_i ~ rho(.|x) for x ~ D; here x is drawn from a task split and the candidates use
+the run's rollout decoding (the distribution RL samples from). Queries are made in chunks, each from
+its own seed, so a collection that is cut short and resumed yields the same queries.
+"""
+from __future__ import annotations
+
+import random
+from typing import Any, Callable, Iterator, Optional, Sequence
+
+import torch
+
+from grue.data.sample import Sample
+from grue.rewards.learned.comparisons import Candidate, Comparison
+
+
+def query_samples(samples: Sequence[Sample], n: int, seed: int) -> list[Sample]:
+    """n prompts: the split in a seeded order, cycled when n exceeds it."""
+    if not samples:
+        raise ValueError("no prompts to make queries from")
+    order = list(samples)
+    random.Random(seed).shuffle(order)
+    return [order[i % len(order)] for i in range(n)]
+
+
+def query_id(prefix: str, index: int) -> str:
+    return f"{prefix}{index:06d}"
+
+
+def sample_candidates(policy: Any, prompts: Sequence[str], gen_cfg: Any, k: int) -> list[list[str]]:
+    """k sampled continuations per prompt, in one generate call (each prompt repeated k times)."""
+    if not gen_cfg.do_sample:
+        raise ValueError("queries need sampled candidates: the decoding config has do_sample=false")
+    texts = policy.generate_text(policy.encode([p for p in prompts for _ in range(k)]), gen_cfg)
+    return [texts[i * k:(i + 1) * k] for i in range(len(prompts))]
+
+
+def make_queries(policy: Any, samples: Sequence[Sample], gen_cfg: Any, k: int, source: str, prefix: str,
+                 seed: int, task: Optional[str] = None, chunk_size: int = 16, start: int = 0,
+                 progress: Optional[Callable[[int], None]] = None) -> Iterator[list[Comparison]]:
+    """Queries for samples[start:], a chunk at a time (query i is numbered i; chunk c is sampled
+    from seed (seed, c)). `start` must be a multiple of `chunk_size` when resuming."""
+    if start % chunk_size:
+        raise ValueError(f"resume point {start} is not a multiple of the chunk size {chunk_size}")
+    for first in range(start, len(samples), chunk_size):
+        chunk = samples[first:first + chunk_size]
+        state = torch.get_rng_state()
+        torch.manual_seed(seed * 1_000_003 + first // chunk_size)
+        try:
+            candidates = sample_candidates(policy, [s.prompt for s in chunk], gen_cfg, k)
+        finally:
+            torch.set_rng_state(state)  # query sampling must not shift the run's own random stream
+        yield [Comparison(query_id(prefix, first + i), s.prompt, tuple(Candidate(t, source) for t in texts),
+                          task=task, sample_id=s.id) for i, (s, texts) in enumerate(zip(chunk, candidates))]
+        if progress is not None:
+            progress(len(chunk))

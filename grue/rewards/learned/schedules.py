@@ -1,0 +1,169 @@
+"""Label schedules inside a run: the reward model is trained from a mock labeler's answers.
+
+- `offline` (Ziegler's N_r = N_r0): all `reward.labels` queries come from rho, the initial policy,
+  before RL; one reward model, frozen for the whole run.
+- `batched` (Ziegler §4.1's recommendation): `reward.rounds` rounds. Round r collects its share of
+  the labels from the current policy (round 0: rho), retrains the reward model from scratch on all
+  labels so far (fresh head on rho, one epoch), and RL continues against it, frozen, for the next
+  1/rounds of the iterations.
+
+Files in the run directory: `labels/comparisons.jsonl` (queries and answers, append-only) and
+`reward_model/round<r>/` (the model, complete once its reward_model.json exists). Everything is
+rebuilt from them on resume: queries are sampled from fixed seeds, answers are deterministic per
+query, so a killed run continues where it stopped and ends with the same labels.
+"""
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any, Callable, Optional, Sequence
+
+from grue.data.sample import Sample
+from grue.rewards.learned.comparisons import Comparison, append_comparisons, latest_answers, read_comparisons, unanswered
+from grue.rewards.learned.labelers import MockLabeler
+from grue.rewards.learned.model import RewardModel, is_reward_model_dir
+from grue.rewards.learned.queries import make_queries, query_samples
+from grue.rewards.learned.reward import LearnedReward
+from grue.rewards.learned.training import TrainingSettings, fit_reward_model
+
+SCHEDULES = ("offline", "batched")
+LABELS_FILE = Path("labels") / "comparisons.jsonl"
+MODELS_DIR = Path("reward_model")
+CHUNK = 16  # queries sampled, labelled and appended together
+
+
+def round_budgets(labels: int, rounds: int) -> list[int]:
+    """Labels collected in each round: the budget split as evenly as whole numbers allow."""
+    return [labels // rounds + (r < labels % rounds) for r in range(rounds)]
+
+
+def check_schedule(cfg: Any) -> None:
+    r = cfg.reward
+    if r.schedule not in SCHEDULES:
+        raise ValueError(f"reward.schedule must be one of {', '.join(SCHEDULES)}, not {r.schedule!r}")
+    if r.name != "learned":
+        raise ValueError(f"reward.schedule trains a reward model for reward=learned, not reward={r.name}")
+    if not r.labeler:
+        raise ValueError("reward.schedule needs reward.labeler=<a registered reward as the mock labeler's oracle>")
+    if r.labels < 2 or r.k < 2 or r.rounds < 1:
+        raise ValueError("reward.labels and reward.k must be at least 2, reward.rounds at least 1")
+    if int(cfg.num_processes) > 1:
+        raise ValueError("label schedules run in one process (num_processes=1)")
+
+
+class ScheduledReward:
+    """The run's reward: the current round's reward model, advanced by the RL progress."""
+
+    name = "learned"
+
+    def __init__(self, cfg: Any, run_dir: Path, policy: Any, train: Sequence[Sample],
+                 progress: Callable[[], tuple[int, int]], say: Callable[[str], None]) -> None:
+        check_schedule(cfg)
+        from grue.rewards.registry import build_named_reward
+
+        self.cfg, self.run_dir, self.policy, self.train = cfg, Path(run_dir), policy, list(train)
+        self.progress, self.say = progress, say
+        self.rounds = 1 if cfg.reward.schedule == "offline" else int(cfg.reward.rounds)
+        self.budgets = round_budgets(int(cfg.reward.labels), self.rounds)
+        self.samples = {s.id: s for s in self.train}
+        r = cfg.reward
+        self.labeler = MockLabeler(build_named_reward(cfg, r.labeler), r.labeler_temperature, r.labeler_error_rate,
+                                   seed=int(cfg.seed))
+        # rho as the reward model's backbone (Ziegler): copied now, before RL changes the policy.
+        self.rho = None if r.backbone else (copy.deepcopy(policy.model.base_model).eval(), copy.deepcopy(policy.tokenizer))
+        self.round = 0
+        self.current = self._prepare(0)
+
+    # -- rounds ------------------------------------------------------------------------------------
+    def _round_of(self, iteration: int, n_iters: int) -> int:
+        return min(self.rounds - 1, iteration * self.rounds // max(n_iters, 1))
+
+    def __call__(self, samples: Sequence[Sample], generations: Sequence[str]) -> list[float]:
+        wanted = self._round_of(*self.progress())
+        if wanted != self.round:
+            self.round, self.current = wanted, self._prepare(wanted)
+        return self.current(samples, generations)
+
+    def _prepare(self, r: int) -> LearnedReward:
+        out = self.run_dir / MODELS_DIR / f"round{r}"
+        if not is_reward_model_dir(str(out)):
+            answers = self._collect(r)
+            rho_queries = [a for a in answers if a.query_id.startswith("r0-")]
+            self.say(f"training the reward model of round {r} on {len(answers)} comparisons")
+            report = fit_reward_model(self._fresh_model(r), answers, self._settings(), out, rho_queries)
+            self.say(f"reward model round {r}: held-out accuracy {report.heldout_accuracy:.3f}, "
+                     f"ROC AUC {report.heldout_auc:.3f} ({report.heldout_comparisons} held out)")
+        from grue.runtime.process import device_of
+
+        return LearnedReward(RewardModel.load(out, device_of(self.cfg)), int(self.cfg.reward.batch_size))
+
+    def _settings(self) -> TrainingSettings:
+        r = self.cfg.reward
+        return TrainingSettings(learning_rate=r.rm_learning_rate, batch_size=r.rm_batch_size,
+                                heldout_fraction=r.rm_heldout, seed=int(self.cfg.seed))
+
+    def _fresh_model(self, r: int) -> RewardModel:
+        """Every round starts again from the backbone with a new head (Ziegler retrains from scratch)."""
+        reward_cfg = self.cfg.reward
+        from grue.runtime.process import device_of
+
+        if reward_cfg.backbone:
+            return RewardModel.from_backbone(reward_cfg.backbone, reward_cfg.rm_max_length,
+                                             seed=int(self.cfg.seed) + r, device=device_of(self.cfg))
+        import torch
+
+        backbone, tokenizer = self.rho
+        torch.manual_seed(int(self.cfg.seed) + r)
+        model = RewardModel(copy.deepcopy(backbone), copy.deepcopy(tokenizer), reward_cfg.rm_max_length,
+                            f"rho:{self.cfg.model.policy}")
+        return model.to(self.policy.device).eval()
+
+    # -- labels ------------------------------------------------------------------------------------
+    def _collect(self, r: int) -> list[Comparison]:
+        """Queries of round r from the current policy and the labeler's answers to them, appended as
+        they are made; returns every answer of rounds 0..r."""
+        path = self.run_dir / LABELS_FILE
+        records = read_comparisons(path)
+        prefix = f"r{r}-"
+        have = {q.query_id for q in records if q.labeler is None and q.query_id.startswith(prefix)}
+        n = self.budgets[r]
+        source = self.cfg.model.policy if r == 0 else f"{self.run_dir.name}@iteration{self.progress()[0]}"
+        prompts = query_samples(self.train, n, seed=int(self.cfg.seed) * 1009 + r)
+        start = len(have) - len(have) % CHUNK
+        if len(have) < n:
+            self.say(f"round {r}: sampling {n - len(have)} queries of {self.cfg.reward.k} candidates")
+        for chunk in make_queries(self.policy, prompts, self.cfg.rollout, int(self.cfg.reward.k), source, prefix,
+                                  seed=int(self.cfg.seed) + 7919 * r, task=self.cfg.task, chunk_size=CHUNK,
+                                  start=start):
+            append_comparisons(path, [q for q in chunk if q.query_id not in have])
+        records = read_comparisons(path)
+        queries = [q for q in records if q.labeler is None]
+        todo = unanswered(queries, records, self.labeler.name)
+        for first in range(0, len(todo), CHUNK):
+            append_comparisons(path, self.labeler.label(todo[first:first + CHUNK], self.samples))
+        return [a for a in latest_answers(read_comparisons(path)) if a.labeler == self.labeler.name]
+
+
+def results_fields(run_dir: Path) -> dict:
+    """What results.json records of a run's label schedule (`reward_learning`: labels used, and each
+    round's labels and held-out reward-model accuracy / ROC AUC); nothing for a run without one."""
+    import json
+
+    rounds = sorted((Path(run_dir) / MODELS_DIR).glob("round*/reward_model.json"),
+                    key=lambda p: int(p.parent.name.removeprefix("round")))
+    infos = [json.loads(p.read_text()) for p in rounds]
+    per_round = [{"round": i, "labels": info["train_comparisons"] + info["heldout_comparisons"],
+                  "heldout_accuracy": info["heldout_accuracy"], "heldout_auc": info["heldout_auc"]}
+                 for i, info in enumerate(infos)]
+    return {"reward_learning": {"labels_used": per_round[-1]["labels"], "rounds": per_round}} if infos else {}
+
+
+def build_run_reward(cfg: Any, run_dir: Path, policy: Any, train: Sequence[Sample],
+                     progress: Callable[[], tuple[int, int]], say: Callable[[str], None]) -> Any:
+    """The reward an RL run optimises: a scheduled learned reward when `reward.schedule` is set,
+    otherwise the registry's."""
+    if cfg.reward.schedule:
+        return ScheduledReward(cfg, run_dir, policy, train, progress, say)
+    from grue.rewards.registry import build_reward
+
+    return build_reward(cfg)

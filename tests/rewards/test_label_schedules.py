@@ -1,0 +1,85 @@
+"""Label schedules inside a run: offline and batched reward learning on the tiny models, recorded in
+results.json, and a run killed while labelling resumes to the same labels and reward model."""
+import json
+
+import pytest
+
+from grue.config import load_config
+from grue.rewards.learned.comparisons import latest_answers, read_comparisons
+from grue.rewards.learned.schedules import LABELS_FILE, round_budgets
+from grue.run.runner import Run
+
+
+def run(args):
+    return Run(load_config(args), args).execute()
+
+
+def schedule_args(tiny_imdb_args, *extra):
+    # The tiny classifier is the mock labeler's oracle (reward.model stays the task's classifier).
+    return [*tiny_imdb_args, "algo=ppo", "reward=learned", "reward.labeler=sentiment", "reward.k=2",
+            "reward.rm_learning_rate=1e-3", "reward.rm_heldout=0.25", *extra]
+
+
+def test_offline_schedule_labels_rho_samples_trains_once_and_records_it(tiny_imdb_args):
+    path = run(schedule_args(tiny_imdb_args, "reward.schedule=offline", "reward.labels=40"))
+    doc = json.loads((path / "results.json").read_text())
+    records = read_comparisons(path / LABELS_FILE)
+    answers = latest_answers(records)
+    assert len(answers) == 40 and {a.labeler for a in answers} == {"mock:sentiment"}
+    assert all(q.candidates[0].source == doc["config"]["model"]["policy"] for q in records)  # all from rho
+    learning = doc["reward_learning"]
+    assert learning["labels_used"] == 40 and len(learning["rounds"]) == 1
+    assert 0.0 <= learning["rounds"][0]["heldout_accuracy"] <= 1.0
+    assert doc["reward"] == "learned" and "sentiment" in doc["metrics"]["val"]  # the oracle still scores the run
+
+
+def test_batched_schedule_collects_later_rounds_from_the_trained_policy(tiny_imdb_args):
+    path = run(schedule_args(tiny_imdb_args, "reward.schedule=batched", "reward.labels=40", "reward.rounds=2"))
+    records = read_comparisons(path / LABELS_FILE)
+    sources = {q.query_id[:3]: q.candidates[0].source for q in records if q.labeler is None}
+    assert sources["r1-"].endswith("@iteration3")  # 5 iterations in 2 rounds: round 1 starts after ceil(5 / 2) = 3
+    rounds = json.loads((path / "results.json").read_text())["reward_learning"]["rounds"]
+    assert [r["labels"] for r in rounds] == [20, 40]  # round 1 retrains on all labels so far
+
+
+def test_a_run_killed_while_labelling_resumes_to_the_same_labels(tiny_imdb_args, tmp_path, monkeypatch):
+    from grue.rewards.learned import labelers
+
+    args = schedule_args(tiny_imdb_args, "reward.schedule=offline", "reward.labels=40")
+    straight = run([*args, f"output_dir={tmp_path / 'a'}"])
+    real_label = labelers.MockLabeler.label
+    calls = []
+
+    def killed_on_second_chunk(self, queries, samples, progress=None):
+        calls.append(len(queries))
+        if len(calls) == 2:
+            raise KeyboardInterrupt("simulated kill")
+        return real_label(self, queries, samples, progress)
+
+    monkeypatch.setattr(labelers.MockLabeler, "label", killed_on_second_chunk)
+    with pytest.raises(KeyboardInterrupt):
+        run([*args, f"output_dir={tmp_path / 'b'}"])
+    monkeypatch.setattr(labelers.MockLabeler, "label", real_label)
+    resumed = run([*args, f"output_dir={tmp_path / 'b'}"])
+    key = lambda a: (a.query_id, a.chosen, tuple(c.text for c in a.candidates))  # noqa: E731
+    assert sorted(map(key, latest_answers(read_comparisons(resumed / LABELS_FILE)))) == \
+        sorted(map(key, latest_answers(read_comparisons(straight / LABELS_FILE))))
+    first = json.loads((straight / "results.json").read_text())
+    again = json.loads((resumed / "results.json").read_text())
+    assert again["reward_learning"] == first["reward_learning"] and again["metrics"] == first["metrics"]
+
+
+def test_round_budgets_split_the_labels_evenly():
+    assert round_budgets(10, 3) == [4, 3, 3] and sum(round_budgets(1000, 7)) == 1000
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["reward.schedule=nightly"], "reward.schedule must be one of"),
+    (["reward.schedule=offline", "reward.labeler=null"], "needs reward.labeler"),
+])
+def test_bad_schedule_settings_are_refused(tiny_imdb_args, extra, message):
+    from grue.rewards.learned.schedules import check_schedule
+
+    cfg = load_config([*schedule_args(tiny_imdb_args), *extra])
+    with pytest.raises(ValueError, match=message):
+        check_schedule(cfg)
