@@ -32,6 +32,7 @@ def register_reward(name: str) -> Callable[[RewardFactory], RewardFactory]:
 def _load_all() -> None:
     import grue.rewards.metric_reward  # noqa: F401  (register on import)
     import grue.rewards.sentiment  # noqa: F401
+    import grue.rewards.learned.reward  # noqa: F401
 
 
 def reward_names() -> list[str]:
@@ -45,6 +46,12 @@ def check_reward(name: str) -> None:
         close = difflib.get_close_matches(name, names, n=3)
         hint = f"Did you mean: {', '.join(close)}?" if close else f"Known: {', '.join(names)}."
         raise KeyError(f"unknown reward {name!r}. {hint}")
+
+
+def build_named_reward(cfg: Any, name: str) -> Reward:
+    """Another registered reward under this run's settings: a mock labeler's oracle, a composite's part."""
+    check_reward(name)
+    return _FACTORIES[name](cfg)
 
 
 def build_reward(cfg: Any) -> Reward:
