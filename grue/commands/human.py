@@ -1,0 +1,128 @@
+"""`grue human ...`: human studies. Thin: parse key=value arguments, call into grue.human.
+
+    grue human make-study kind=ratings task=imdb runs=runs samples=100 raters=3 out=studies/imdb
+    grue human serve study=studies/imdb [--host 0.0.0.0] [--port 8000]
+    grue human report study=studies/imdb [qualify=yes] [alpha_level=interval]
+    grue human export study=studies/imdb out=batch.csv
+    grue human import study=studies/imdb results=batch_results.csv
+    grue human export-comparisons study=studies/cmp out=comparisons.jsonl
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from grue.commands.leaderboard import parse_pairs
+
+human_app = typer.Typer(help="Human studies: rate or compare generations, import crowd results, analyse.",
+                        no_args_is_help=True)
+Pairs = Optional[list[str]]
+
+
+def _fail(message: str) -> None:
+    typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
+    raise typer.Exit(code=2)
+
+
+def _number(options: dict[str, str], key: str, default: int | None) -> int | None:
+    if key not in options:
+        return default
+    try:
+        value = int(options[key])
+    except ValueError:
+        _fail(f"{key}={options[key]!r} is not a whole number")
+    if value < 0:
+        _fail(f"{key}={value} must not be negative")
+    return value
+
+
+def _study(options: dict[str, str]):
+    from grue.human.study import StudyError, load_study
+
+    if "study" not in options:
+        _fail("study=DIR is required")
+    try:
+        return load_study(Path(options["study"]))
+    except StudyError as err:
+        _fail(str(err))
+
+
+@human_app.callback()
+def human() -> None:
+    """Human studies (a group, so subcommands keep their names)."""
+
+
+@human_app.command("make-study")
+def make_study_command(args: Pairs = typer.Argument(None, help=(
+        "kind=ratings|comparisons task=NAME runs=DIR[,DIR] [algos=a,b] [samples=N (paper's size)] "
+        "[raters=3 per item] [pool=N raters] [gold=2 attention checks] [seed=0] out=DIR"))) -> None:
+    """Sample the same test prompts from one run per algorithm and write a study with per-rater links."""
+    from grue.human.make_study import StudyRequest, make_study
+    from grue.human.study import KINDS, StudyError
+
+    options = parse_pairs(args or [], {"kind", "task", "runs", "algos", "samples", "raters", "pool", "gold",
+                                       "seed", "out"})
+    for key in ("kind", "task", "out"):
+        if key not in options:
+            _fail(f"{key}= is required")
+    if options["kind"] not in KINDS:
+        _fail(f"kind={options['kind']!r}: use {'|'.join(KINDS)}")
+    request = StudyRequest(
+        kind=options["kind"], task=options["task"],
+        runs=tuple(Path(p) for p in options.get("runs", "runs").split(",") if p),
+        algos=tuple(a for a in options.get("algos", "").split(",") if a),
+        samples=_number(options, "samples", None), raters_per_item=_number(options, "raters", 3) or 1,
+        pool=_number(options, "pool", None), gold=_number(options, "gold", 2), seed=_number(options, "seed", 0))
+    try:
+        study, tokens = make_study(Path(options["out"]), request)
+    except (StudyError, ValueError) as err:
+        _fail(str(err))
+    typer.echo(f"wrote {study.kind} study {study.root}: {len(study.judged_items())} items, "
+               f"{len(study.items) - len(study.judged_items())} attention checks, {len(tokens)} raters")
+    typer.echo(f"rater links (secret, one per rater): {study.root / 'links.txt'}; "
+               f"start the app with `grue human serve study={study.root}`")
+
+
+@human_app.command("serve")
+def serve_command(
+    args: Pairs = typer.Argument(None, help="study=DIR"),
+    host: str = typer.Option("127.0.0.1", "--host", help="Interface to listen on; 0.0.0.0 for raters elsewhere."),
+    port: int = typer.Option(8000, "--port", help="Port (0: any free one)."),
+) -> None:
+    """Serve the rating/comparison app until Ctrl-C; prints each rater's link."""
+    from grue.human.serve import serve
+
+    study = _study(parse_pairs(args or [], {"study"}))
+    try:
+        serve(study.root, host, port, typer.echo)
+    except OSError as err:
+        _fail(f"cannot listen on {host}:{port}: {err}")
+
+
+@human_app.command("report")
+def report_command(args: Pairs = typer.Argument(None, help=(
+        "study=DIR [qualify=yes|no] [alpha_level=interval|ordinal|nominal|ratio] [out=DIR (study/report)]"))) -> None:
+    """The study's statistics: per-system means and alpha, ANOVA and Tukey HSD, or win rates."""
+    from grue.human.agreement import LEVELS
+    from grue.human.report import build_report, render_html, render_markdown, to_json
+    from grue.storage.atomic import atomic_write_json, atomic_write_text
+
+    options = parse_pairs(args or [], {"study", "qualify", "alpha_level", "out"})
+    study = _study(options)
+    qualify = options.get("qualify", "no")
+    level = options.get("alpha_level", "interval")
+    if qualify not in ("yes", "no"):
+        _fail(f"qualify={qualify!r}: use yes|no")
+    if level not in LEVELS:
+        _fail(f"alpha_level={level!r}: use {'|'.join(LEVELS)}")
+    report = build_report(study, qualify=qualify == "yes", level=level)
+    out = Path(options.get("out", study.root / "report"))
+    out.mkdir(parents=True, exist_ok=True)
+    text = render_markdown(report)
+    atomic_write_text(out / "report.md", text)
+    atomic_write_text(out / "report.html", render_html(report))
+    atomic_write_json(out / "report.json", to_json(report))
+    typer.echo(text)
+    typer.echo(f"wrote {out / 'report.md'}, {out / 'report.html'}, {out / 'report.json'}")
