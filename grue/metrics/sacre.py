@@ -23,7 +23,12 @@ def reference_streams(references: Sequence[Sequence[str]]) -> list[list[str | No
 
 
 class SacreScorer:
-    """One sacrebleu metric object, scored on the corpus and on each sample."""
+    """One sacrebleu metric object, scored on the corpus and on each sample.
+
+    The segment statistics are extracted once and serve both: the corpus score aggregates all of
+    them, each sample's score aggregates its own (what ``sentence_score`` does after extracting the
+    same statistics again), so tokenisation and n-gram counting run once per text instead of twice.
+    """
 
     def __init__(self, name: str, metric: Any, higher_is_better: bool, sentence_metric: Any = None) -> None:
         self.names = (name,)
@@ -36,10 +41,9 @@ class SacreScorer:
         require_references(inputs, name)
         if not inputs.generations:
             return {name: MetricValue(corpus=0.0, per_sample=[])}
-        hyps = list(inputs.generations)
-        corpus = self.metric.corpus_score(hyps, reference_streams(inputs.references)).score / 100
-        per_sample = [self.sentence_metric.sentence_score(h, list(refs)).score / 100
-                      for h, refs in zip(hyps, inputs.references)]
+        stats = self.metric._extract_corpus_statistics(list(inputs.generations), reference_streams(inputs.references))
+        corpus = self.metric._aggregate_and_compute(stats).score / 100
+        per_sample = [self.sentence_metric._aggregate_and_compute([s]).score / 100 for s in stats]
         return {name: MetricValue(corpus=corpus, per_sample=per_sample)}
 
 

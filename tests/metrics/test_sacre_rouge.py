@@ -23,7 +23,11 @@ def test_sacrebleu_chrf_ter_match_the_library_with_variable_reference_counts():
     assert out["sacrebleu"].corpus == pytest.approx(sacrebleu.corpus_bleu(GENS, streams, tokenize="intl").score / 100)
     assert out["chrf"].corpus == pytest.approx(sacrebleu.corpus_chrf(GENS, streams).score / 100)
     assert out["ter"].corpus == pytest.approx(sacrebleu.corpus_ter(GENS, streams).score / 100)
-    assert out["chrf"].per_sample[2] == pytest.approx(sacrebleu.sentence_chrf(GENS[2], REFS[2]).score / 100)
+    for i, (gen, refs) in enumerate(zip(GENS, REFS)):
+        assert out["chrf"].per_sample[i] == pytest.approx(sacrebleu.sentence_chrf(gen, refs).score / 100)
+        assert out["ter"].per_sample[i] == pytest.approx(sacrebleu.sentence_ter(gen, refs).score / 100)
+        expected = sacrebleu.sentence_bleu(gen, refs, tokenize="intl").score / 100  # effective order, exp smoothing
+        assert out["sacrebleu"].per_sample[i] == pytest.approx(expected)
 
 
 def test_ter_is_lower_is_better():
