@@ -14,7 +14,8 @@ import pandas as pd
 
 from grue.board.aggregate import aggregate, seed_frame
 from grue.board.collect import Collection, collect
-from grue.board.overall import overall_board, raw_values
+from grue.board.normalise import PoolFit
+from grue.board.overall import overall_board, raw_values, score_intervals
 from grue.board.pairwise import pairwise_tests, selected_seeds
 from grue.board.questions import answer_questions
 from grue.board.reference import PAPER, reference_frame
@@ -45,11 +46,13 @@ class Board:
     seeds: pd.DataFrame        # per run, split, metric
     agg: pd.DataFrame          # runs and paper rows, per entry, split, metric (column `source`)
     entries: pd.DataFrame      # scores per entry and split
+    fits: dict[tuple, PoolFit]  # (source, profile, task, split) -> the normalisation fitted on that pool
     splits: dict[tuple, str]   # (source, profile, task) -> reported split
     selection: pd.DataFrame
     overall: pd.DataFrame
     tests: pd.DataFrame
     questions: pd.DataFrame
+    intervals: dict[tuple, tuple[int, float, float]]  # overall per-task cells: seeds and 95% CI (overall.py)
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -78,7 +81,12 @@ def build_board(run_dirs: Sequence[Path], options: BoardOptions | None = None) -
     picked = selected_seeds(per_seed, selection, splits)
     notes = [f"normalisation: {options.normalisation}; rewards: {options.rewards}; "
              f"reported split: {options.split} where present, else validation"]
+    if found.setting_keys:
+        split_by = "; ".join(f"{task} {algo}: {', '.join(keys)}" for (task, algo, *_), keys in sorted(found.setting_keys.items()))
+        notes.append(f"rows are split by setting (one row per config, seeds of one setting only) where runs differ in: {split_by}")
     if options.with_paper:
         notes.append(f"rows with source '{PAPER}' are the paper's published numbers, scored in their own pool")
-    return Board(list(map(Path, run_dirs)), options, found, seeds, agg, entries, splits, selection, overall,
-                 pairwise_tests(picked), answer_questions(picked, seeds), notes)
+    # The CI of an averaged entry would describe one candidate, not the average: only `select` has one.
+    intervals = score_intervals(picked) if options.rewards == "select" else {}
+    return Board(list(map(Path, run_dirs)), options, found, seeds, agg, entries, fits, splits, selection, overall,
+                 pairwise_tests(picked), answer_questions(picked, seeds), intervals, notes)

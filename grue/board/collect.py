@@ -14,7 +14,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterable
 
-from grue.board.setting import setting_id, setting_items, setting_labels
+from grue.board.setting import differing_keys, setting_id, setting_items, setting_labels
 from grue.results.schema import validate_results
 
 RESULTS_FILE = "results.json"
@@ -102,6 +102,8 @@ class Collection:
 
     runs: list[Run] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
+    # Row group (task, algo, reward, init model, profile) -> the config keys its settings differ in.
+    setting_keys: dict[tuple, list[str]] = field(default_factory=dict)
 
 
 def _load(path: Path) -> tuple[dict[str, Any] | None, list[str]]:
@@ -121,13 +123,15 @@ def _unfinished(run_marker: Path) -> Skipped:
     return Skipped(run_marker.parent, (f"unfinished: no {RESULTS_FILE} (status {status})",))
 
 
-def _labelled(runs: list[Run]) -> list[Run]:
-    """Each run with the label that tells its setting from the other settings of its row group."""
+def _label_settings(found: Collection) -> None:
+    """Give each run the label that tells its setting from the other settings of its row group."""
     groups: dict[tuple, dict[str, dict[str, str]]] = {}
-    for run in runs:
+    for run in found.runs:
         groups.setdefault(run.group, {})[run.setting] = run.setting_items
     labels = {group: setting_labels(settings) for group, settings in groups.items()}
-    return [replace(run, setting_label=labels[run.group][run.setting]) for run in runs]
+    found.runs = [replace(run, setting_label=labels[run.group][run.setting]) for run in found.runs]
+    found.setting_keys = {group: differing_keys(settings.values()) for group, settings in groups.items()
+                          if len(settings) > 1}
 
 
 def collect(dirs: Iterable[Path | str]) -> Collection:
@@ -166,5 +170,5 @@ def collect(dirs: Iterable[Path | str]) -> Collection:
             for marker in sorted(root.rglob(RUN_MARKER)):
                 if not (marker.parent / RESULTS_FILE).exists():
                     found.skipped.append(_unfinished(marker))
-    found.runs = _labelled(found.runs)
+    _label_settings(found)
     return found

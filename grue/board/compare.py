@@ -5,7 +5,12 @@ Rows are matched on task, algorithm, split and metric, and on the reward when bo
 (spelling-insensitive: "rouge_avg" = "Rouge-Avg"); when one side has a single reward for the pair
 it is used and the mismatch noted. Each matched metric gets Welch's test from the two sides'
 mean, std and seed count, Holm-corrected over the whole report; a side without a std or with
-fewer than two seeds makes the line "not testable", and it still shows the difference.
+fewer than two seeds makes the line "not testable", and it still shows the difference. Rows of
+one algorithm in different settings (kl.target=0.1 vs null) stay apart and are matched to the
+other side's row of the same setting label when it has one. A corpus count (unique_n) grows with
+the number of samples scored, so it gets no verdict unless both sides scored the same number.
+The paper's rows come on grue's split and scale (reference.py), so no line subtracts a percentage
+from a fraction.
 """
 from __future__ import annotations
 
@@ -19,13 +24,14 @@ import pandas as pd
 
 from grue.board.aggregate import aggregate, seed_frame
 from grue.board.collect import collect
-from grue.board.metric_info import metric_order
+from grue.board.metric_info import COUNT_METRICS, direction, metric_order
 from grue.board.reference import PAPER, reference_frame
-from grue.board.stats import holm, verdict, welch_from_stats
+from grue.board.stats import Welch, holm, verdict, welch_from_stats
 
 COMPARE_COLUMNS: list[str] = ["task", "algo", "split", "metric", "higher_is_better", "reward_a", "reward_b",
-                              "profile_a", "profile_b", "mean_a", "std_a", "n_a", "mean_b", "std_b", "n_b", "diff",
-                              "t", "p", "p_holm", "verdict", "note"]
+                              "setting_a", "setting_b", "profile_a", "profile_b", "mean_a", "std_a", "n_a", "mean_b",
+                              "std_b", "n_b", "diff", "t", "p", "p_holm", "verdict", "note"]
+OPTIONAL_COLUMNS: dict[str, object] = {"setting": "", "setting_label": "", "n_samples": math.nan}  # older exports lack them
 
 
 def load_side(spec: str) -> tuple[pd.DataFrame, str]:
@@ -36,7 +42,9 @@ def load_side(spec: str) -> tuple[pd.DataFrame, str]:
     if path.is_file() and path.suffix == ".json":
         rows = pd.DataFrame(json.loads(path.read_text(encoding="utf-8"))["rows"])
         rows["reward"] = rows["reward"].fillna("")
-        for column in ("mean", "std", "n"):
+        rows = rows.assign(**{k: v for k, v in OPTIONAL_COLUMNS.items() if k not in rows})
+        rows[["setting", "setting_label"]] = rows[["setting", "setting_label"]].fillna("")
+        for column in ("mean", "std", "n", "n_samples"):
             rows[column] = pd.to_numeric(rows[column], errors="coerce")
         if "source" in rows:
             rows = rows[rows["source"].fillna("runs") == "runs"]
@@ -61,9 +69,23 @@ def _pairs(a: pd.DataFrame, b: pd.DataFrame) -> list[tuple[pd.Series, pd.Series,
         note = ""
         if same.empty and candidates["reward"].nunique() == 1:
             same, note = candidates, f"rewards differ ({ra.reward or '—'} vs {candidates['reward'].iloc[0] or '—'})"
+        same_setting = same[same["setting_label"] == ra.setting_label]
+        if not same_setting.empty:
+            same = same_setting
         for rb in same.itertuples(index=False):
             out.append((ra, rb, note))
     return out
+
+
+def _sizes_differ(metric: str, size_a: float, size_b: float) -> str:
+    """Why a corpus count cannot be compared ('' when it can): counts grow with the samples scored."""
+    if metric not in COUNT_METRICS:
+        return ""
+    if not (math.isfinite(size_a) and math.isfinite(size_b)):
+        return "not comparable: a corpus count, and a side's number of samples is unknown"
+    if size_a != size_b:
+        return f"not comparable: a corpus count over {size_a:.0f} vs {size_b:.0f} samples"
+    return ""
 
 
 def compare_frames(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
@@ -73,8 +95,13 @@ def compare_frames(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
         test = welch_from_stats(ra.mean, ra.std, ra.n, rb.mean, rb.std, rb.n)
         if not test.testable and (not math.isfinite(ra.n) or not math.isfinite(rb.n)):
             test = replace(test, reason="not testable: a side's seed count is not published")
+        sizes = _sizes_differ(ra.metric, ra.n_samples, rb.n_samples)
+        if sizes:  # out of the Holm family: it is no test at all
+            test = replace(test, t=math.nan, dof=math.nan, p=math.nan, reason=sizes)
         rows.append({"task": ra.task, "algo": ra.algo, "split": ra.split, "metric": ra.metric,
-                     "higher_is_better": bool(ra.higher_is_better), "reward_a": ra.reward, "reward_b": rb.reward,
+                     "higher_is_better": direction(ra.metric, {ra.metric: bool(ra.higher_is_better)}),
+                     "reward_a": ra.reward, "reward_b": rb.reward, "setting_a": ra.setting_label,
+                     "setting_b": rb.setting_label,
                      "profile_a": ra.profile, "profile_b": rb.profile, "mean_a": ra.mean, "std_a": ra.std, "n_a": ra.n,
                      "mean_b": rb.mean, "std_b": rb.std, "n_b": rb.n, "diff": ra.mean - rb.mean, "t": test.t,
                      "p": test.p, "welch": test, "note": note})
@@ -82,9 +109,30 @@ def compare_frames(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
     if frame.empty:
         return pd.DataFrame(columns=COMPARE_COLUMNS)
     frame["p_holm"] = holm(list(frame["p"]))
-    frame["verdict"] = [verdict(r.welch, r.p_holm, r.higher_is_better).replace("a better", "A better")
-                        .replace("b better", "B better") for r in frame.itertuples()]
+    frame["verdict"] = [_verdict(r.welch, r.p_holm, r.higher_is_better) for r in frame.itertuples()]
     return frame[COMPARE_COLUMNS]
+
+
+def _verdict(test: Welch, p_holm: float, higher_is_better: bool | None) -> str:
+    """'A better' / 'B better' / no difference; a metric without a better direction only says which is higher."""
+    if higher_is_better is None:
+        names = {"a better": "A higher (no better direction)", "b better": "B higher (no better direction)"}
+    else:
+        names = {"a better": "A better", "b better": "B better"}
+    text = verdict(test, p_holm, True if higher_is_better is None else higher_is_better)
+    return names.get(text, text)
+
+
+SUMMARY_BUCKETS: tuple[str, ...] = ("A better", "B better", "no significant difference", "no better direction",
+                                    "not comparable", "not testable")
+
+
+def _bucket(text: str) -> str:
+    if text in SUMMARY_BUCKETS:
+        return text
+    if "no better direction" in text:
+        return "no better direction"
+    return "not comparable" if text.startswith("not comparable") else "not testable"
 
 
 def _fmt(x: float, sign: str = "") -> str:
@@ -110,21 +158,22 @@ def report(result: pd.DataFrame, desc_a: str, desc_b: str) -> str:
         lines.append(f"- Warning: profiles differ ({', '.join(profiles)}); the mini profile is not comparable to the paper "
                      "in absolute terms, so read the differences as orientation, not as a reproduction check.")
     lines.append("- Welch's t-test from mean, std and seed count per side; p Holm-corrected over every line below; α = 0.05.")
-    for (task, algo, split), group in result.groupby(["task", "algo", "split"], sort=True):
+    for (task, algo, split, setting_a, setting_b), group in result.groupby(
+            ["task", "algo", "split", "setting_a", "setting_b"], sort=True):
         rewards = f"reward {group['reward_a'].iloc[0] or '—'} vs {group['reward_b'].iloc[0] or '—'}"
+        if setting_a or setting_b:
+            rewards += f"; setting {setting_a or '—'} vs {setting_b or '—'}"
         lines += ["", f"## {task} / {algo} ({split}; {rewards})", "",
                   "| metric | A | B | A − B | Holm p | verdict |", "|---|---:|---:|---:|---:|---|"]
         order = metric_order(task, set(group["metric"]))
         for r in group.sort_values("metric", key=lambda m: m.map(order.index)).itertuples():
-            arrow = "↑" if r.higher_is_better else "↓"
-            lines.append(f"| {r.metric} {arrow} | {_side(r.mean_a, r.std_a, r.n_a)} | {_side(r.mean_b, r.std_b, r.n_b)} | "
+            arrow = {True: " ↑", False: " ↓"}.get(r.higher_is_better, "")
+            lines.append(f"| {r.metric}{arrow} | {_side(r.mean_a, r.std_a, r.n_a)} | {_side(r.mean_b, r.std_b, r.n_b)} | "
                          f"{_fmt(r.diff, '+')} | {_fmt(r.p_holm)} | {r.verdict} |")
         notes = sorted({n for n in group["note"] if n})
         lines += [f"_{n}_" for n in notes]
-    counts = result["verdict"].map(lambda v: v if v in ("A better", "B better", "no significant difference")
-                                   else "not testable").value_counts()
-    summary = ", ".join(f"{counts.get(k, 0)} {k}" for k in ("A better", "B better", "no significant difference",
-                                                           "not testable"))
+    counts = result["verdict"].map(_bucket).value_counts()
+    summary = ", ".join(f"{counts[k]} {k}" for k in SUMMARY_BUCKETS if k in counts)
     lines += ["", f"**Summary over {len(result)} metric(s):** {summary}."]
     return "\n".join(lines) + "\n"
 

@@ -2,8 +2,10 @@
 
 Rows are algorithms within one source and profile; columns are each task's task-preference and
 naturalness scores of the entry chosen for that task (selection.py). The GRUE score is the mean
-over the covered tasks of the per-task score (itself the mean of the two), and a row that covers
-fewer tasks than its pool says so: its mean is over fewer tasks. The mean win rate follows HELM:
+over the covered tasks of the per-task score (itself the mean of the two). A row says how many of
+GRUE's seven tasks it covers (and over how many its naturalness averages, when a naturalness metric
+was unavailable), and rows covering more tasks rank first: a mean over one task never outranks a
+mean over seven. The mean win rate follows HELM:
 for every (task, Table 1 metric) column, the share of the pool's other rows this row beats on the
 raw metric (direction-aware, ties count half), averaged over the columns the row has; it needs no
 normalisation at all, which makes it a check on the normalised score.
@@ -14,7 +16,7 @@ import math
 
 import pandas as pd
 
-from grue.board.aggregate import VARIANT_KEYS
+from grue.board.aggregate import VARIANT_KEYS, t_interval
 from grue.board.metric_info import NATURALNESS_METRICS, TASK_METRICS
 from grue.board.selection import SELECT_KEYS
 from grue.results.schema import TASKS
@@ -58,7 +60,6 @@ def _mean(values: list[float]) -> float:
 def overall_board(chosen: pd.DataFrame, raw: pd.DataFrame) -> pd.DataFrame:
     """One row per (source, profile, algo) with per-task scores, overall scores and win rate."""
     rates = win_rates(raw)
-    pool_tasks = chosen.groupby(["source", "profile"])["task"].nunique().to_dict()
     rows = []
     for key, group in chosen.groupby(ROW_KEYS, sort=True):
         row = dict(zip(ROW_KEYS, key))
@@ -72,12 +73,30 @@ def overall_board(chosen: pd.DataFrame, raw: pd.DataFrame) -> pd.DataFrame:
         row["naturalness_score"] = _mean(list(group["naturalness_score"]))
         row["grue_score"] = _mean(list(group["score"]))
         row["tasks"] = int(group["task"].nunique())
-        row["tasks_in_pool"] = int(pool_tasks[(row["source"], row["profile"])])
+        row["naturalness_tasks"] = int(group.loc[group["naturalness_score"].notna(), "task"].nunique())
+        row["tasks_in_grue"] = len(TASKS)
         row["mean_win_rate"], row["win_columns"] = rates.get(key, (math.nan, 0))
         rows.append(row)
     frame = pd.DataFrame(rows)
     if frame.empty:
         return pd.DataFrame(columns=ROW_KEYS + ["task_score", "naturalness_score", "grue_score", "tasks",
-                                                "tasks_in_pool", "mean_win_rate", "win_columns"])
-    return frame.sort_values(["source", "profile", "grue_score"], ascending=[False, True, False],
+                                                "naturalness_tasks", "tasks_in_grue", "mean_win_rate", "win_columns"])
+    return frame.sort_values(["source", "profile", "tasks", "grue_score"], ascending=[False, True, False, False],
                              na_position="last").reset_index(drop=True)
+
+
+def score_intervals(picked: pd.DataFrame) -> dict[tuple, tuple[int, float, float]]:
+    """Seed count and 95% t-interval of each chosen entry's per-seed score.
+
+    Keyed by (source, profile, algo, task, measure) with measure "task" or "naturalness", the overall
+    board's per-task columns; the interval is over the per-seed scores (normalised with the pool's fit).
+    """
+    out = {}
+    for (source, profile, algo, task), group in picked.groupby(["source", "profile", "algo", "task"], sort=True):
+        for measure, column in (("task", "task_score"), ("naturalness", "naturalness_score")):
+            values = group[column].dropna()
+            if values.empty:
+                continue
+            std = float(values.std(ddof=1)) if len(values) > 1 else math.nan
+            out[(source, profile, algo, task, measure)] = (len(values), *t_interval(float(values.mean()), std, len(values)))
+    return out

@@ -16,6 +16,7 @@ import pandas as pd
 
 from grue.board.reference import paper_table2
 from grue.board.stats import ALPHA, NOT_TESTABLE, Welch, holm, welch
+from grue.board.task_tables import algo_label
 
 QUESTION_COLUMNS: list[str] = ["profile", "task", "question_id", "question", "answer", "detail", "evidence",
                                "paper_answer"]
@@ -62,17 +63,34 @@ def _values(group: pd.DataFrame, raw: pd.DataFrame, algo: str, measure: str) -> 
     return list(rows["task_score"].dropna())  # the reward is no single metric: its task score stands in
 
 
+def _side(algo: str, mean: float, n: int) -> str:
+    return f"{algo} {mean:.4f} (n={n})" if n else f"{algo}: no runs"
+
+
 def _evidence(claim: Claim, test: Welch, p_adj: float) -> str:
-    head = f"{claim.better} {test.mean_a:.4f} (n={test.n_a}) vs {claim.worse} {test.mean_b:.4f} (n={test.n_b}) on {claim.measure}"
+    head = f"{_side(claim.better, test.mean_a, test.n_a)} vs {_side(claim.worse, test.mean_b, test.n_b)} on {claim.measure}"
     if not test.testable:
-        return f"{head}: {test.reason}"
+        return f"{head}: {NOT_TESTABLE}" if not (test.n_a and test.n_b) else f"{head}: {test.reason}"
     return f"{head}: diff {test.diff:+.4f}, t={test.t:.2f}, p={test.p:.3g}, Holm p={p_adj:.3g}"
+
+
+def _needs(outcomes: list[tuple[Claim, Welch, float]]) -> str:
+    """What a question lacks, e.g. 'needs Supervised+PPO and PPO runs, 2+ seeds each (PPO has 1)'."""
+    short: dict[str, int] = {}
+    for claim, test, _ in outcomes:
+        for algo, n in ((claim.better, test.n_a), (claim.worse, test.n_b)):
+            if n < 2:
+                short[algo] = n
+    if not short:
+        return "; ".join(sorted({t.reason for _, t, _ in outcomes}))
+    have = ", ".join(f"{algo_label(a)} has {n}" for a, n in short.items() if n)
+    return f"needs {' and '.join(algo_label(a) for a in short)} runs, 2+ seeds each" + (f" ({have})" if have else "")
 
 
 def _answer(outcomes: list[tuple[Claim, Welch, float]], hack: bool) -> tuple[str, str]:
     tested = [(c, t, p) for c, t, p in outcomes if t.testable and math.isfinite(p)]
     if not tested:
-        return NOT_TESTABLE, "fewer than two seeds on a side of every comparison"
+        return NOT_TESTABLE, _needs(outcomes)
     holds = {id(c) for c, t, p in tested if p < ALPHA and t.diff > 0}
     reversed_ = [c for c, t, p in tested if p < ALPHA and t.diff < 0]
     if hack:  # both halves (reward up, naturalness down) must hold for the same algorithm

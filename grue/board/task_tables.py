@@ -56,16 +56,6 @@ def _cell(record: pd.Series, metric: str) -> Cell:
                 count=metric in COUNT_METRICS, flag=flag if isinstance(flag, str) else "")
 
 
-def setting_note(frame: pd.DataFrame) -> str:
-    """Which config keys tell the rows of one algorithm apart ('' when every algorithm has one setting)."""
-    labelled = frame[(frame["setting_label"] != "") & (frame["source"] == "runs")]
-    if labelled.empty:
-        return ""
-    keys = sorted({part.split("=", 1)[0] for label in set(labelled["setting_label"]) for part in label.split(", ")})
-    return (f"Rows of one algorithm differ in {', '.join(keys)} (Setting column): each row averages seeds of one "
-            "setting only, never different settings.")
-
-
 def task_table(agg: pd.DataFrame, task: str, split: str | None = None, with_paper: bool = True) -> Table:
     """The table for one task on one split (default: test if our runs report it, else validation)."""
     frame = agg[agg["task"] == task].assign(source=lambda f: _source(f))
@@ -106,9 +96,9 @@ def task_table(agg: pd.DataFrame, task: str, split: str | None = None, with_pape
     table.mark_best()
     table.notes.append("mean ± sample std over seeds; bold = best mean among our runs; ↑/↓ = direction "
                        "(none for a length); unique_n are corpus counts, which grow with the number of samples scored.")
-    settings = setting_note(frame)
-    if settings:
-        table.notes.append(settings)
+    if (frame.loc[frame["source"] == "runs", "setting_label"] != "").any():
+        table.notes.append("Setting: the config keys in which the rows of one algorithm differ; each row averages "
+                           "seeds of one setting only, never different settings.")
     if tables_cited:
         cites = "; ".join(provenance(t) for t in sorted(tables_cited))
         table.notes.append(f"Rows marked paper are the published numbers ({cites}), not runs of ours.")

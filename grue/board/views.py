@@ -9,6 +9,7 @@ import math
 import pandas as pd
 
 from grue.board.build import Board
+from grue.board.metric_info import NATURALNESS_METRICS
 from grue.board.table import Cell, Column, Row, Table
 from grue.board.task_tables import algo_label, algo_rank
 
@@ -20,36 +21,85 @@ def _num(x: float) -> Cell | str:
     return Cell(float(x)) if x is not None and isinstance(x, (int, float)) and math.isfinite(x) else ""
 
 
+HEADLINE: list[tuple[str, str]] = [("task_score", "Task score"), ("naturalness_score", "Naturalness"),
+                                   ("grue_score", "GRUE score"), ("mean_win_rate", "Mean win rate")]
+
+
+def _covered(record: dict, measure: str) -> list[str]:
+    return [TASK_SHORT[t] for t in TASK_SHORT if math.isfinite(record.get(f"{t}:{measure}", math.nan))]
+
+
+def _headline_cell(record: dict, key: str) -> Cell | str:
+    value = record[key]
+    if value is None or not math.isfinite(value):
+        return ""
+    if key == "mean_win_rate":
+        tip = f"HELM mean win rate over {record['win_columns']} (task, Table 1 metric) column(s)"
+    else:
+        measure = "naturalness" if key == "naturalness_score" else "task"
+        tasks = _covered(record, measure)
+        tip = f"mean over {len(tasks)} task(s): {', '.join(tasks)}"
+    return Cell(float(value), tooltip=tip)
+
+
+def _task_cell(board: Board, record: dict, task: str, measure: str) -> Cell | str:
+    value = record[f"{task}:{measure}"]
+    if value is None or not math.isfinite(value):
+        return ""
+    if record["source"] != "runs":
+        return Cell(float(value), tooltip="scored from the paper's published means: no per-seed values, no CI")
+    spread = board.intervals.get((record["source"], record["profile"], record["algo"], task, measure))
+    if spread is None:
+        return Cell(float(value), tooltip="score of the averaged candidates (rewards=average): no CI")
+    n, low, high = spread
+    ci = f"; 95% CI of the per-seed scores [{low:.4g}, {high:.4g}]" if math.isfinite(low) else "; one seed: no CI"
+    return Cell(float(value), n=n, ci_low=low, ci_high=high, tooltip=f"n={n} seed(s){ci}")
+
+
+def _tasks_text(record: dict) -> str:
+    text = f"{record['tasks']}/{record['tasks_in_grue']}"
+    if record["naturalness_tasks"] != record["tasks"]:
+        text += f" (naturalness {record['naturalness_tasks']})"
+    return text
+
+
 def overall_tables(board: Board) -> list[Table]:
-    """One overall table per (source, profile) pool: algorithms x tasks, task and naturalness scores."""
+    """One overall table per (source, profile) pool: the headline scores first, then each task's two scores."""
     tables = []
     if board.overall.empty:
         return tables
-    tasks = board.tasks
     for (source, profile), frame in board.overall.groupby(["source", "profile"], sort=False):
-        present = [t for t in tasks if frame[f"{t}:task"].notna().any() or frame[f"{t}:naturalness"].notna().any()]
-        columns = []
+        present = [t for t in board.tasks if frame[f"{t}:task"].notna().any() or frame[f"{t}:naturalness"].notna().any()]
+        columns = [Column(key, label, True) for key, label in HEADLINE]
         for t in present:
             columns += [Column(f"{t}:task", f"{TASK_SHORT[t]} task", True),
                         Column(f"{t}:naturalness", f"{TASK_SHORT[t]} nat.", True)]
-        columns += [Column("task_score", "Task score", True), Column("naturalness_score", "Naturalness", True),
-                    Column("grue_score", "GRUE score", True), Column("mean_win_rate", "Mean win rate", True)]
         reference = source != "runs"
         title = (f"Paper (published numbers, scored by grue) — profile {profile}" if reference
                  else f"Overall board — profile {profile}")
         table = Table(title, [Column("algo", "Algorithm"), Column("tasks", "Tasks")], columns,
                       anchor=f"overall-{source}-{profile}")
-        for record in frame.to_dict(orient="records"):
-            labels = {"algo": algo_label(record["algo"]), "tasks": f"{record['tasks']}/{record['tasks_in_pool']}"}
-            cells = {c.key: _num(record[c.key]) for c in columns}
-            table.rows.append(Row(labels, cells, reference=reference))
+        records = frame.to_dict(orient="records")
+        for record in records:
+            cells = {key: _headline_cell(record, key) for key, _ in HEADLINE}
+            for t in present:
+                cells.update({f"{t}:{m}": _task_cell(board, record, t, m) for m in ("task", "naturalness")})
+            table.rows.append(Row({"algo": algo_label(record["algo"]), "tasks": _tasks_text(record)}, cells,
+                                  reference=reference))
         if not reference:
             table.mark_best()
         table.notes.append("Scores in [0, 1], 1 = best, after the direction-aware normalisation in docs/leaderboard.md "
                            f"({board.options.normalisation}); GRUE score = mean over covered tasks of (task + naturalness) / 2; "
                            "mean win rate = HELM-style share of other rows beaten per Table 1 metric.")
-        if any(r["tasks"] < r["tasks_in_pool"] for r in frame.to_dict(orient="records")):
-            table.notes.append("A row covering fewer tasks than its pool averages over fewer tasks; compare it per task.")
+        if any(r["tasks"] < r["tasks_in_grue"] for r in records):
+            table.notes.append(f"Tasks k/{records[0]['tasks_in_grue']} counts GRUE's tasks a row covers; a row covering fewer is "
+                               "averaged over fewer and ranks below rows covering more: compare it per task.")
+        if any(r["naturalness_tasks"] < r["tasks"] for r in records):
+            table.notes.append("'(naturalness k)': a naturalness metric was unavailable for some tasks (e.g. offline), "
+                               "so Naturalness averages over k tasks only.")
+        if not reference and (board.selection["setting_label"] != "").any():
+            table.notes.append("Where an algorithm has several settings, the one with the best validation task score "
+                               "stands for it on each task (Selection table).")
         tables.append(table)
     return tables
 
@@ -58,12 +108,13 @@ def selection_table(board: Board) -> Table:
     """Which reward / init model stands for each algorithm on each task, chosen on validation."""
     table = Table("Selection by validation score", [Column("source", "Source"), Column("profile", "Profile"),
                   Column("task", "Task"), Column("algo", "Algorithm"), Column("reward", "Chosen reward"),
-                  Column("init_model", "Init model"), Column("selected_on", "Chosen on")],
+                  Column("init_model", "Init model"), Column("setting_label", "Chosen setting"),
+                  Column("selected_on", "Chosen on")],
                   [Column("value", "Val. task score", True), Column("n_candidates", "Candidates", numeric=False),
                    Column("candidates", "All candidates (task score)", numeric=False), Column("note", "Note", numeric=False)], anchor="selection")
     ordered = board.selection.assign(_rank=board.selection["algo"].map(algo_rank))
     for r in ordered.sort_values(["source", "profile", "task", "_rank"], ascending=[False, True, True, True]).to_dict("records"):
-        labels = {k: str(r[k]) for k in ("source", "profile", "task", "reward", "init_model", "selected_on")}
+        labels = {k: str(r[k]) for k in ("source", "profile", "task", "reward", "init_model", "setting_label", "selected_on")}
         labels["algo"] = algo_label(r["algo"])
         cells = {"value": _num(r["value"]), "n_candidates": str(r["n_candidates"]), "candidates": r["candidates"],
                  "note": r["note"]}
@@ -108,3 +159,32 @@ def questions_table(board: Board) -> Table:
     table.notes.append("'yes' = at least one comparison significant at 0.05 after Holm over the task's tests, none reversed; "
                        "fewer than two seeds per side is 'not testable'. Paper: ✓/✗ from its Table 2, – = no human study.")
     return table
+
+
+def _why_fixed(describe: str) -> str:
+    """What a normalisation forces by construction, so a bar at exactly 1.0 (or 0.5) is not read as a result."""
+    if "zero-shot anchor" in describe:
+        return ": the zero-shot row is 1.0 by construction"
+    if "lowest in pool" in describe:
+        return ": the pool's least perplexed row is 1.0 by construction"
+    if describe.startswith("constant"):
+        return ": every row ties (or the pool has one row), so all get 0.5"
+    if "min-max" in describe:
+        return ": the pool's best row is 1 and its worst 0 by construction"
+    return ""
+
+
+def naturalness_note(board: Board, source: str, profile: str, tasks: list[str]) -> str:
+    """How each task's naturalness bar was normalised: values from different transforms are not alike."""
+    parts = []
+    for task in tasks:
+        split = board.splits.get((source, profile, task))
+        fit = board.fits.get((source, profile, task, split))
+        for metric in NATURALNESS_METRICS.get(task, ()):
+            transform = fit.transforms.get(metric) if fit else None
+            if transform is not None:
+                parts.append(f"{TASK_SHORT[task]} {metric} ({split}): {transform.describe}{_why_fixed(transform.describe)}")
+    if not parts:
+        return ""
+    return ("Naturalness normalisation per task (transforms differ, so bars compare algorithms within a task, "
+            "not tasks with each other): " + "; ".join(parts) + ".")

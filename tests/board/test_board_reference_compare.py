@@ -43,7 +43,7 @@ def test_compare_against_paper_is_a_readable_report(tmp_path):
     controlled_grid(tmp_path, {"ppo": (0.602, 33.8), "supervised": (0.45, 35.5)}, seeds=5)
     result, text = compare_sources(str(tmp_path), "paper")
     assert "profiles differ (mini, paper)" in text
-    assert "## imdb / ppo (val; reward sentiment vs sentiment)" in text
+    assert "## imdb / ppo (val; reward sentiment vs sentiment; setting — vs target_kl=0.1)" in text
     sup = result[(result["algo"] == "supervised") & (result["metric"] == "sentiment")].iloc[0]
     assert sup["verdict"] == "B better" and sup["diff"] == pytest.approx(sup["mean_a"] - 0.539)
     ppo = result[(result["algo"] == "ppo") & (result["metric"] == "sentiment")].iloc[0]

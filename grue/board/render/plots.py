@@ -14,11 +14,13 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
 import pandas as pd  # noqa: E402
 
-from grue.board.metric_info import NATURALNESS_METRICS, TASK_METRICS, higher_is_better  # noqa: E402
+from grue.board.metric_info import NATURALNESS_METRICS, TASK_METRICS, direction  # noqa: E402
 from grue.board.task_tables import algo_label, algo_rank  # noqa: E402
 
 COLOURS: dict[str, str] = {"zero_shot": "#9e9e9e", "supervised": "#4c72b0", "ppo": "#dd8452", "nlpo": "#55a868",
                            "supervised_ppo": "#c44e52", "supervised_nlpo": "#8172b3", "lead_3": "#937860"}
+
+LINE_STYLES: tuple[str, ...] = ("-", "--", ":", "-.")
 
 
 def _png(fig: plt.Figure) -> bytes:
@@ -51,17 +53,31 @@ def figure2(overall: pd.DataFrame, tasks: list[str], title: str) -> bytes:
 
 
 def _draw_band(ax: plt.Axes, frame: pd.DataFrame, x: str, label_keys: list[str]) -> None:
+    seen: dict[str, int] = {}  # an algorithm's colour is fixed, so its settings/rewards differ by line style
     for key, line in frame.groupby(label_keys, sort=False):
         key = key if isinstance(key, tuple) else (key,)
         algo = key[0]
+        style = LINE_STYLES[seen.get(algo, 0) % len(LINE_STYLES)]
+        seen[algo] = seen.get(algo, 0) + 1
         line = line.sort_values(x)
         label = algo_label(algo) + (f" ({', '.join(str(k) for k in key[1:] if k)})" if any(key[1:]) else "")
         colour = COLOURS.get(algo, "#333333")
-        marker = "o" if len(line) <= 2 else None  # a zero-shot run has one evaluation: show the point
         xs, mean = line[x].astype(float).to_numpy(), line["mean"].astype(float).to_numpy()
         std = line["std"].astype(float).fillna(0).to_numpy()
-        ax.plot(xs, mean, label=label, color=colour, lw=1.4, marker=marker, ms=4)
+        if len(line) == 1:  # a zero-shot run has one evaluation: a point with its ±1 std bar, not a line
+            ax.errorbar(xs, mean, yerr=std, label=label, color=colour, fmt="o", ms=5, capsize=3)
+            continue
+        ax.plot(xs, mean, label=label, color=colour, lw=1.4, ls=style, marker="o" if len(line) == 2 else None, ms=4)
         ax.fill_between(xs, mean - std, mean + std, color=colour, alpha=0.2, lw=0)
+
+
+def _single_x(ax: plt.Axes, values: pd.Series) -> None:
+    """A panel whose points all sit at one x gets that x as its only tick, not an axis from -0.04 to 0.04."""
+    xs = set(values.astype(float))
+    if len(xs) == 1:
+        x = xs.pop()
+        ax.set_xticks([x])
+        ax.set_xlim(x - 1, x + 1)
 
 
 def curves_figure(train: pd.DataFrame, evals: pd.DataFrame, task: str) -> bytes | None:
@@ -71,18 +87,21 @@ def curves_figure(train: pd.DataFrame, evals: pd.DataFrame, task: str) -> bytes 
     if not panels:
         return None
     fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.2), squeeze=False)
-    keys = ["algo", "reward"]
+    keys = ["algo", "reward", "setting_label"]
     for ax, panel in zip(axes[0], panels):
         if panel == "reward":
             data = train.sort_values("algo", key=lambda s: s.map(algo_rank))
             _draw_band(ax, data, "tokens", keys)
+            _single_x(ax, data["tokens"])
             ax.set_xlabel("tokens generated (env steps)")
             ax.set_title("training reward (rollout mean)")
         else:
             data = evals[evals["metric"] == panel].sort_values("algo", key=lambda s: s.map(algo_rank))
             _draw_band(ax, data, "iteration", keys)
+            _single_x(ax, data["iteration"])
             ax.set_xlabel("iteration")
-            ax.set_title(f"val {panel} {'↑' if higher_is_better(panel) else '↓'}")
+            arrow = {True: " ↑", False: " ↓", None: ""}[direction(panel)]
+            ax.set_title(f"val {panel}{arrow}")
         ax.grid(alpha=0.3)
     axes[0][-1].legend(fontsize=7)
     return _png(fig)

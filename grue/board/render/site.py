@@ -20,7 +20,8 @@ from grue.board.render.plots import curves_figure, figure2
 from grue.board.samples import side_by_side
 from grue.board.table import Cell, Column, Row, Table
 from grue.board.task_tables import algo_label, splits_of, task_table
-from grue.board.views import TASK_SHORT, overall_tables, questions_table, selection_table, tests_table
+from grue.board.views import (TASK_SHORT, naturalness_note, overall_tables, questions_table, selection_table,
+                              tests_table)
 
 TITLE = "GRUE leaderboard"
 
@@ -49,6 +50,9 @@ def _figure2_html(board: Board, out: Path) -> str:
         title = f"{'Paper (published numbers)' if source != 'runs' else 'Our runs'} — profile {profile}"
         write_bytes(out / name, figure2(frame, tasks, title))
         parts.append(f'<img class="plot" src="{name}" alt="Figure 2 style bars: {esc(title)}">')
+        note = naturalness_note(board, source, profile, tasks)
+        if note:
+            parts.append(f'<p class="note">{esc(note)}</p>')
     return "\n".join(parts)
 
 
@@ -83,17 +87,21 @@ def _split_sources(board: Board, task: str) -> str:
 def _checkpoints_table(report: pd.DataFrame) -> Table:
     """One line per entry: where the validation curve peaked per seed, beside what was reported."""
     table = Table("Checkpoint choice (validation curve)", [Column("algo", "Algorithm"), Column("reward", "Reward"),
-                  Column("metric", "Judged by"), Column("seeds", "Seeds")],
+                  Column("setting_label", "Setting"), Column("metric", "Judged by"), Column("seeds", "Seeds")],
                   [Column("last", "Last iteration"), Column("last_value", "Last value (mean)"),
                    Column("best", "Best iteration per seed", numeric=False), Column("best_value", "Best value (mean)"),
                    Column("reported", "results.json reports", numeric=False)], anchor="checkpoints")
-    for (algo, reward, metric), group in report.groupby(["algo", "reward", "metric"], sort=False):
-        table.rows.append(Row({"algo": algo_label(algo), "reward": reward, "metric": metric, "seeds": str(len(group))},
+    for (algo, reward, setting, metric), group in report.groupby(["algo", "reward", "setting_label", "metric"], sort=False):
+        table.rows.append(Row({"algo": algo_label(algo), "reward": reward, "setting_label": setting, "metric": metric,
+                               "seeds": str(len(group))},
                               {"last": ", ".join(sorted({str(v) for v in group["last_iteration"]})),
                                "last_value": Cell(float(group["last_value"].mean())),
                                "best": ", ".join(str(v) for v in group["best_iteration"]),
                                "best_value": Cell(float(group["best_value"].mean())),
                                "reported": "; ".join(sorted(set(group["reported"])))}))
+    for r in report[~report["agrees"].astype(bool)].itertuples():
+        table.notes.append(f"⚠ {r.run_dir}: results.json reports val {r.metric} = {r.results_value:.6g}, but the eval "
+                           f"log's last value (iteration {r.last_iteration}) is {r.last_value:.6g}; the table uses results.json.")
     return table
 
 
@@ -121,7 +129,7 @@ def _curves_html(board: Board, task: str, out: Path) -> str:
     for profile in sorted({r.profile for r in runs}):
         mine = [r for r in runs if r.profile == profile]
         train, evals = train_frame(mine), eval_frame(mine)
-        keys = ["algo", "reward"]
+        keys = ["algo", "reward", "setting_label"]
         train_b = pd.DataFrame(columns=keys + ["tokens", "mean", "std"])
         if not train.empty and train["reward_mean"].notna().any():
             train_b = train.groupby(keys + ["iteration"], sort=True).agg(
