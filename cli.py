@@ -19,29 +19,26 @@ from typing import Optional
 
 import typer
 
+from grue.commands.errors import GrueGroup
+
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 # Keep the terminal for grue's own progress display: no per-file load reports or weight-loading bars.
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+# rich_markup_mode=None: help texts are shown as written, so `[split=test]` is not eaten as Rich markup.
+app = typer.Typer(cls=GrueGroup, add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  rich_markup_mode=None,
                   help="Train and score language models on the GRUE benchmark (RL4LMs / NLPO).")
 ArgList = Optional[list[str]]
-PAIRS = typer.Argument(None, help="key=value overrides, e.g. task=imdb algo=nlpo seed=0 profile=mini")
-
-
-def _fail(message: str) -> None:
-    typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
-    raise typer.Exit(code=2)
+PAIRS = typer.Argument(None, help="key=value config overrides, e.g. task=imdb algo=nlpo seed=0 profile=mini; "
+                                  "`grue config` prints every key with its value")
 
 
 def _load(args: ArgList):
-    from grue.config import ConfigError, load_config
+    from grue.config import load_config
 
-    try:
-        return load_config(args or [])
-    except ConfigError as err:
-        _fail(str(err))
+    return load_config(args or [])  # a ConfigError becomes one line in GrueGroup
 
 
 @app.command()
@@ -54,7 +51,10 @@ def tasks() -> None:
 
 @app.command()
 def config(args: ArgList = PAIRS) -> None:
-    """Print the fully resolved config and its hash."""
+    """Print the fully resolved config and its hash: grue config [any config key=value].
+
+    Every key printed can be set as key=value on grue config, run, eval, score, fetch, demo and sweep.
+    """
     from grue.config import config_hash, to_yaml
 
     cfg = _load(args)
@@ -64,42 +64,62 @@ def config(args: ArgList = PAIRS) -> None:
 
 @app.command()
 def run(args: ArgList = PAIRS) -> None:
-    """Train and evaluate one run. Running the same command again resumes or reuses it."""
+    """Train and evaluate one run: grue run task=TASK algo=ALGO seed=N [profile=paper|mini] [any config key=value].
+
+    Running the same command again resumes or reuses it. `grue config` lists every key.
+    """
     from grue.commands.run import run_command
 
-    run_command(args or [], _load(args), _fail)
+    run_command(args or [], _load(args))
 
 
 @app.command("eval")
 def evaluate(args: ArgList = PAIRS) -> None:
-    """Evaluate a run directory or any model: grue eval task=imdb model=runs/<run> [split=val|test|all]."""
+    """Evaluate a run directory or any model.
+
+    grue eval model=RUN_DIR|MODEL [split=val|test|all] [task=TASK] [profile=paper|mini] [any config key=value]
+    """
     from grue.commands.evaluate import eval_command
 
-    eval_command(args or [], _fail)
+    eval_command(args or [])
 
 
 @app.command()
-def score(args: ArgList = PAIRS) -> None:
-    """Score generations made elsewhere: grue score task=imdb predictions=preds.jsonl [split=test] [metrics=a,b]."""
+def score(args: ArgList = PAIRS,
+          allow_partial: bool = typer.Option(False, "--allow-partial",
+                                             help="Score a file that covers only part of the split; it is "
+                                                  "marked partial and the leaderboard leaves it out.")) -> None:
+    """Score generations made elsewhere.
+
+    grue score task=TASK predictions=FILE.jsonl [split=test|val] [metrics=a,b] [out=FILE.json]
+    [profile=paper|mini] [any config key=value]. One JSON object per line: id, generation, optional
+    references, prompt, meta. Default out= is the predictions file with .results.json.
+    """
     from grue.commands.score import score_command
 
-    score_command(args or [], _fail)
+    score_command(args or [], allow_partial)
 
 
 @app.command()
 def fetch(args: ArgList = PAIRS) -> None:
-    """Download a task's models and data into the hub cache, for offline compute nodes."""
+    """Download a task's models and data into the hub cache, for offline compute nodes.
+
+    grue fetch task=TASK [profile=paper|mini] [any config key=value naming models or data]
+    """
     from grue.commands.fetch import fetch_command
 
-    fetch_command(_load(args), _fail)
+    fetch_command(_load(args))
 
 
 @app.command()
 def demo(args: ArgList = PAIRS) -> None:
-    """The mini-profile IMDB demo: zero-shot and NLPO runs, then the leaderboard table."""
+    """The mini-profile IMDB demo: zero-shot and NLPO runs, then the leaderboard table.
+
+    grue demo [output_dir=DIR] [any config key=value]
+    """
     from grue.commands.demo import demo_command
 
-    demo_command(args or [], _fail)
+    demo_command(args or [])
 
 
 def _mount_subapps() -> None:

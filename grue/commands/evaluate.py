@@ -4,8 +4,9 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Sequence
 
+from grue.commands.errors import UsageError
 from grue.run.display import console
 
 SPLITS = ("val", "test")
@@ -21,11 +22,33 @@ def _split_off(args: Sequence[str], key: str) -> tuple[str | None, list[str]]:
     return value, rest
 
 
-def eval_command(args: Sequence[str], fail: Callable[[str], None]) -> None:
-    from grue.assets import AssetMissing
-    from grue.config import ConfigError, config_hash, load_config
+def _model_of(model: str) -> tuple[str, str]:
+    """(algo, model reference) of `model=`: a finished run's directory, a model directory, or a hub id."""
+    path = Path(model)
+    if not path.is_dir():
+        if path.exists():
+            raise UsageError(f"model={model} is a file; give a run directory, a model directory or a hub id")
+        return "zero_shot", model
+    if (path / "results.json").exists() or (path / "run.json").exists():
+        if not (path / "model").is_dir():
+            raise UsageError(f"model={model} is a run directory without a model/ (unfinished, or a zero-shot run "
+                             "that saves none); evaluate its base model instead, e.g. model=<hub id or dir>")
+        try:
+            return json.loads((path / "results.json").read_text(encoding="utf-8"))["algo"], str(path / "model")
+        except (OSError, ValueError, KeyError, TypeError):
+            raise UsageError(f"{path / 'results.json'} is missing or unreadable; run the same `grue run` command "
+                             f"again to finish the run, or give model={path / 'model'}") from None
+    if not (path / "config.json").exists():
+        raise UsageError(f"model={model} is neither a model directory (no config.json) nor a run directory "
+                         "(no results.json); give one of those or a hub id")
+    return "zero_shot", model
+
+
+def eval_command(args: Sequence[str]) -> None:
+    from grue.config import config_hash, load_config
     from grue.run.evaluate import build_task_scorers, evaluate_split
     from grue.storage.atomic import atomic_write_jsonl
+    from grue.storage.writable import check_writable_dir
     from grue.policy.load import load_policy
     from grue.results.writer import results_document
     from grue.run.run_dir import RunDir
@@ -35,28 +58,20 @@ def eval_command(args: Sequence[str], fail: Callable[[str], None]) -> None:
     model, rest = _split_off(args, "model")
     split, rest = _split_off(rest, "split")
     if not model:
-        fail("grue eval needs model=<run directory or model reference>, e.g. model=runs/imdb-mini-nlpo-seed0-1234abcd")
+        raise UsageError("grue eval needs model=<run directory or model reference>, "
+                         "e.g. model=runs/imdb-mini-nlpo-seed0-1234abcd")
     splits = SPLITS if split in (None, "all") else (split,)
     if any(s not in SPLITS for s in splits):
-        fail(f"split={split!r} is not one of val, test, all")
-    algo, model_ref = "zero_shot", model
-    run_dir = Path(model)
-    if (run_dir / "results.json").exists() and (run_dir / "model").is_dir():
-        algo = json.loads((run_dir / "results.json").read_text())["algo"]
-        model_ref = str(run_dir / "model")
-    try:
-        cfg = load_config([*rest, f"algo={algo}", f"model.policy={model_ref}"])
-    except ConfigError as err:
-        fail(str(err))
+        raise UsageError(f"split={split!r} is not one of val, test, all")
+    algo, model_ref = _model_of(model)
+    cfg = load_config([*rest, f"algo={algo}", f"model.policy={model_ref}"])
+    check_writable_dir(Path(cfg.output_dir), "output_dir")
     started = time.time()
     seed_everything(cfg.seed)
     task = get_task(cfg.task)
     if not task.runnable(cfg.profile):
-        fail(task.why_not_runnable(cfg.profile))
-    try:
-        policy = load_policy(cfg, model_ref, device_of(cfg))
-    except AssetMissing as err:
-        fail(str(err))
+        raise UsageError(task.why_not_runnable(cfg.profile))
+    policy = load_policy(cfg, model_ref, device_of(cfg))
     data = task.loader(cfg)
     scorers = build_task_scorers(cfg, policy, device_of(cfg))
     digest = config_hash(cfg)

@@ -1,12 +1,13 @@
 """`grue fetch`: pre-download every hub asset a task config needs, for offline compute nodes."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
+from grue.commands.errors import UsageError
 from grue.run.display import console
 
 
-def fetch_command(cfg: Any, fail: Callable[[str], None]) -> None:
+def fetch_command(cfg: Any) -> None:
     from grue.assets import AssetMissing, resolve_model
     from grue.run.preflight import hub_assets, resolve_config_dataset
 
@@ -22,4 +23,4 @@ def fetch_command(cfg: Any, fail: Callable[[str], None]) -> None:
         except AssetMissing as err:
             problems.append(str(err).splitlines()[0])
     if problems:
-        fail("could not fetch:\n  " + "\n  ".join(problems))
+        raise UsageError("could not fetch:\n  " + "\n  ".join(problems))

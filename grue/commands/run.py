@@ -1,22 +1,20 @@
-"""`grue run`: one run, with every failure a user can fix turned into one clear line."""
+"""`grue run`: one run; every failure a user can fix becomes one clear line in grue.commands.errors."""
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from pathlib import Path
+from typing import Any, Sequence
 
 from grue.run.display import console
 
 
-def run_command(args: Sequence[str], cfg: Any, fail: Callable[[str], None]) -> None:
-    from grue.assets import AssetMissing
-    from grue.rl.trainer import NonFiniteError
+def run_command(args: Sequence[str], cfg: Any) -> None:
+    """Run, or resume, one run; grue's own errors (a missing asset, a non-finite loss) reach the CLI's handler."""
     from grue.run.runner import Run
+    from grue.storage.writable import check_writable_dir
 
+    check_writable_dir(Path(cfg.output_dir), "output_dir")
     try:
         path = Run(cfg, args).execute()
-    except AssetMissing as err:
-        fail(str(err))
-    except NonFiniteError as err:
-        fail(str(err))
     except KeyboardInterrupt:
         console.print("[yellow]\\[grue] interrupted; run the same command again to resume from the last checkpoint[/]")
         raise SystemExit(130)

@@ -48,6 +48,10 @@ def validate_results(doc: Any) -> list[str]:
         problems.append(f"schema_version {doc['schema_version']} is not {SCHEMA_VERSION}")
     if doc["status"] != "complete":
         problems.append(f"status is {doc['status']!r}, not 'complete'")
+    for split, cover in (doc.get("coverage") or {}).items():  # written by `grue score` (docs/results_schema.md)
+        if isinstance(cover, dict) and isinstance(cover.get("total"), int) and cover.get("scored") != cover["total"]:
+            problems.append(f"covers {cover.get('scored')} of the {cover['total']} ids of its {split} split "
+                            "(a partial predictions file)")
     for key, allowed in (("task", TASKS), ("algo", ALGOS), ("profile", PROFILES)):
         if doc[key] not in allowed:
             problems.append(f"{key} {doc[key]!r} is not one of {', '.join(allowed)}")

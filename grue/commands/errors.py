@@ -1,0 +1,76 @@
+"""The one place where an exception becomes what the user sees.
+
+grue's own error types mean a mistake the user can fix (a config value, a missing asset, a bad input
+file) and so do the filesystem's refusals (a full disk, a read-only or mistyped path): each becomes one
+line, `error: ...`, and exit code 2. Anything else is a bug in grue: its traceback is kept, with a line
+asking to report it.
+"""
+from __future__ import annotations
+
+import errno
+import sys
+
+import click
+import typer
+from typer.core import TyperGroup
+
+
+class UsageError(ValueError):
+    """A command's own arguments or input files are wrong (the config's are ConfigError)."""
+
+
+# grue's error types, by module: only modules already imported can have raised one, so checking those
+# costs no import (grue.rl.trainer would pull in torch just to look at a config mistake).
+_USER_ERRORS = {
+    "grue.commands.errors": ("UsageError",),
+    "grue.config.load": ("ConfigError",),
+    "grue.assets.errors": ("AssetMissing",),
+    "grue.sweep.grid": ("SweepError",),
+    "grue.storage.lock": ("RunBusy",),
+    "grue.storage.writable": ("NotWritable",),
+    "grue.rl.trainer": ("NonFiniteError",),
+    "grue.rewards.critic.template": ("TemplateError",),
+    "grue.rewards.learned.comparisons": ("ComparisonsFormatError",),
+}
+# What the filesystem says when a path is wrong, unwritable or full: the user's to fix, not a bug.
+_FILESYSTEM_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOTDIR,
+                      errno.EISDIR, errno.EEXIST, errno.ENOENT, errno.ENAMETOOLONG}
+
+
+def is_user_error(err: BaseException) -> bool:
+    types = tuple(getattr(sys.modules[module], name) for module, names in _USER_ERRORS.items()
+                  if module in sys.modules for name in names)
+    return isinstance(err, types) or (isinstance(err, OSError) and err.errno in _FILESYSTEM_ERRNOS)
+
+
+def one_line(err: BaseException) -> str:
+    """The message of a user error; a filesystem error names the path and the setting to change. (Preflight
+    and a missing asset list their problems and ways out on a few lines of their own.)"""
+    if isinstance(err, OSError) and err.errno in _FILESYSTEM_ERRNOS:  # NotWritable has no errno: own message
+        where = f" ({err.filename})" if err.filename else ""
+        what = "the disk is full" if err.errno in (errno.ENOSPC, errno.EDQUOT) else err.strerror or str(err)
+        return (f"{what}{where}: free space or choose another location (output_dir= for runs, out= for "
+                "written files, GRUE_CACHE for the asset cache)")
+    return str(err).strip() or type(err).__name__
+
+
+def fail(message: str) -> None:
+    """Print `error: message` and stop with exit code 2 (refused input, nothing done)."""
+    typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
+    raise typer.Exit(code=2)
+
+
+class GrueGroup(TyperGroup):
+    """The `grue` command group: every subcommand runs inside its error handling."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except (typer.Exit, click.exceptions.Exit, click.ClickException, click.Abort, KeyboardInterrupt, SystemExit):
+            raise
+        except Exception as err:  # noqa: BLE001 - sorted into the user's mistakes and grue's bugs
+            if is_user_error(err):
+                fail(one_line(err))
+            typer.secho("grue hit an internal error (a bug, not a mistake in your input); please report it "
+                        "with the traceback below", fg=typer.colors.RED, err=True)
+            raise
