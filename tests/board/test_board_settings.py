@@ -1,0 +1,93 @@
+"""A leaderboard row is one setting: an ablation is two rows, never two seeds of one, and never a duplicate."""
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from omegaconf import OmegaConf
+
+from board_fixtures import ablation_pair, imdb_grid, results_doc, run_config, write_run
+from grue.board.aggregate import aggregate, seed_frame
+from grue.board.build import BoardOptions, build_board
+from grue.board.collect import collect
+from grue.board.export import board_markdown
+from grue.board.setting import setting_id, setting_items
+from grue.config.load import config_hash, load_config
+
+
+def _values(paths, split: str, metric: str) -> pd.Series:
+    return pd.Series([json.loads((p / "results.json").read_text())["metrics"][split][metric] for p in paths])
+
+
+def test_an_ablation_pair_is_two_rows_labelled_by_the_differing_key(tmp_path):
+    dirs = ablation_pair(tmp_path, seeds=3)
+    found = collect([tmp_path])
+    assert found.skipped == []  # same seeds, different kl.target: never duplicates
+    agg = aggregate(seed_frame(found.runs))
+    rows = agg[(agg["split"] == "test") & (agg["metric"] == "sentiment")].set_index("setting_label")
+    assert sorted(rows.index) == ["kl.target=0.5", "kl.target=null"]  # output_dir differs too, but is no setting
+    for target, label in ((0.5, "kl.target=0.5"), (None, "kl.target=null")):
+        expected = _values(dirs[target], "test", "sentiment")
+        assert rows.loc[label, "n"] == 3
+        assert rows.loc[label, "mean"] == pytest.approx(expected.mean(), rel=1e-12)
+        assert rows.loc[label, "std"] == pytest.approx(expected.std(), rel=1e-12)
+    assert found.setting_keys == {("imdb", "ppo", "sentiment", "fixture:tiny-gpt2", "mini"): ["kl.target"]}
+
+
+def test_steps_and_processes_differ_only_steps_splits_the_row(tmp_path):
+    """num_processes is no setting (the config hash leaves it out); total_steps is."""
+    for seed, (steps, procs) in enumerate([(6144, 1), (12288, 2)]):
+        doc = results_doc("imdb", "ppo", seed, {"test": {"sentiment": 0.5 + seed}})
+        doc["config"] = run_config("ppo", seed, **{"ppo.total_steps": steps, "num_processes": procs})
+        write_run(tmp_path, doc)
+    agg = aggregate(seed_frame(collect([tmp_path]).runs))
+    assert sorted(agg["setting_label"]) == ["ppo.total_steps=12288", "ppo.total_steps=6144"]
+    assert set(agg["n"]) == {1}  # two one-seed rows, not one "2 seeds" row
+
+
+def test_a_duplicate_needs_the_whole_setting_to_agree(tmp_path):
+    same = results_doc("imdb", "ppo", 0, {"test": {"sentiment": 0.6}})
+    same["config"] = run_config("ppo", 0)
+    write_run(tmp_path, same, "a")
+    moved = dict(same, config=run_config("ppo", 0, output_dir="elsewhere", num_processes=4))
+    write_run(tmp_path, moved, "b")  # where and how fast it ran: still the same run
+    other = dict(same, config=run_config("ppo", 0, **{"kl.target": 0.1}))
+    write_run(tmp_path, other, "c")
+    found = collect([tmp_path])
+    assert sorted(r.path.name for r in found.runs) == ["a", "c"]
+    assert [s.path.name for s in found.skipped] == ["b"] and "same setting" in found.skipped[0].reasons[0]
+
+
+def test_groups_the_algorithm_never_reads_do_not_split_zero_shot(tmp_path):
+    for seed, lr in enumerate((3e-5, 1e-4)):
+        doc = results_doc("imdb", "zero_shot", seed, {"test": {"sentiment": 0.5}}, reward=None)
+        doc["config"] = run_config("zero_shot", seed, **{"ppo.learning_rate": lr})
+        write_run(tmp_path, doc)
+    agg = aggregate(seed_frame(collect([tmp_path]).runs))
+    assert set(agg["n"]) == {2} and set(agg["setting_label"]) == {""}
+
+
+def test_the_setting_is_the_config_hash_without_the_seed():
+    """Settings agree exactly when config hashes agree once the seeds are made equal."""
+    configs = [load_config(args) for args in (["task=imdb", "algo=ppo", "profile=mini", "seed=0"],
+                                              ["task=imdb", "algo=ppo", "profile=mini", "seed=1"],
+                                              ["task=imdb", "algo=ppo", "profile=mini", "seed=1", "kl.target=0.1"])]
+    ids = [setting_id(setting_items({"config": OmegaConf.to_container(c, resolve=True)})) for c in configs]
+    reseeded = [config_hash(OmegaConf.merge(c, {"seed": 0})) for c in configs]
+    assert (ids[0] == ids[1]) == (reseeded[0] == reseeded[1]) is True
+    assert (ids[1] == ids[2]) == (reseeded[1] == reseeded[2]) is False
+
+
+def test_the_board_selects_a_setting_on_validation_and_says_which_keys_split_rows(tmp_path):
+    imdb_grid(tmp_path, seeds=2, algos=("zero_shot",))
+    ablation_pair(tmp_path, seeds=2)
+    board = build_board([tmp_path], BoardOptions(with_paper=False))
+    ppo = board.selection[board.selection["algo"] == "ppo"].iloc[0]
+    assert ppo["setting_label"] == "kl.target=null" and ppo["n_candidates"] == 2  # the higher val sentiment
+    assert "kl.target=0.5" in ppo["candidates"]
+    assert any("kl.target" in note for note in board.notes)
+    tested = board.tests[(board.tests["measure"] == "task_score") & (board.tests["b"] == "ppo")].iloc[0]
+    assert tested["n_b"] == 2  # the selected setting's two seeds, not four pooled ones
+    md = board_markdown(board)
+    assert "| Setting |" in md and "kl.target=null" in md and "kl.target=0.5" in md
