@@ -130,6 +130,8 @@ def _mount_subapps() -> None:
     app.add_typer(leaderboard_app, name="leaderboard")
     app.command("compare")(compare)
     app.command("sweep")(sweep)
+    from grue.commands.label import label_app  # learned rewards' comparisons (docs/learned_rewards.md)
+    app.add_typer(label_app, name="label")
 
 
 _mount_subapps()
