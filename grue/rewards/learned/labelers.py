@@ -14,7 +14,9 @@ import random
 from typing import Callable, Mapping, Optional, Sequence
 
 from grue.data.sample import Sample
-from grue.rewards.learned.comparisons import Comparison
+from pathlib import Path
+
+from grue.rewards.learned.comparisons import Comparison, append_comparisons, latest_answers, read_comparisons, unanswered
 from grue.rewards.registry import Reward
 
 MOCK_PREFIX = "mock:"
@@ -63,3 +65,14 @@ class MockLabeler:
             progress(len(queries))
         return answers
 
+
+
+def label_file(labeler: MockLabeler, queries: Sequence[Comparison], path: Path, samples: Mapping[str, Sample],
+               chunk: int = 16, progress: Optional[Callable[[int], None]] = None) -> list[Comparison]:
+    """Answer the queries this labeler has not answered in the comparisons file at `path`, appending a
+    chunk at a time; returns its latest answers to `queries`."""
+    todo = unanswered(queries, read_comparisons(path), labeler.name)
+    for first in range(0, len(todo), chunk):
+        append_comparisons(path, labeler.label(todo[first:first + chunk], samples, progress))
+    wanted = {q.query_id for q in queries}
+    return [a for a in latest_answers(read_comparisons(path)) if a.labeler == labeler.name and a.query_id in wanted]

@@ -7,12 +7,15 @@ its own seed, so a collection that is cut short and resumed yields the same quer
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any, Callable, Iterator, Optional, Sequence
 
 import torch
 
 from grue.data.sample import Sample
-from grue.rewards.learned.comparisons import Candidate, Comparison
+from grue.rewards.learned.comparisons import Candidate, Comparison, append_comparisons, read_comparisons
+
+CHUNK = 16  # queries sampled and appended together
 
 
 def query_samples(samples: Sequence[Sample], n: int, seed: int) -> list[Sample]:
@@ -37,7 +40,7 @@ def sample_candidates(policy: Any, prompts: Sequence[str], gen_cfg: Any, k: int)
 
 
 def make_queries(policy: Any, samples: Sequence[Sample], gen_cfg: Any, k: int, source: str, prefix: str,
-                 seed: int, task: Optional[str] = None, chunk_size: int = 16, start: int = 0,
+                 seed: int, task: Optional[str] = None, chunk_size: int = CHUNK, start: int = 0,
                  progress: Optional[Callable[[int], None]] = None) -> Iterator[list[Comparison]]:
     """Queries for samples[start:], a chunk at a time (query i is numbered i; chunk c is sampled
     from seed (seed, c)). `start` must be a multiple of `chunk_size` when resuming."""
@@ -55,3 +58,20 @@ def make_queries(policy: Any, samples: Sequence[Sample], gen_cfg: Any, k: int, s
                           task=task, sample_id=s.id) for i, (s, texts) in enumerate(zip(chunk, candidates))]
         if progress is not None:
             progress(len(chunk))
+
+
+def extend_queries(path: Path, policy: Any, samples: Sequence[Sample], gen_cfg: Any, k: int, source: str, prefix: str,
+                   seed: int, task: Optional[str] = None,
+                   progress: Optional[Callable[[int], None]] = None) -> list[Comparison]:
+    """The queries `prefix`000000.. for `samples` in the file at `path`: sampled and appended a chunk
+    at a time, only those the file lacks (a cut-short collection continues where it stopped)."""
+    def ours(records: Sequence[Comparison]) -> list[Comparison]:
+        return [q for q in records if q.labeler is None and q.query_id.startswith(prefix)]
+
+    have = {q.query_id for q in ours(read_comparisons(path))}
+    start = len(have) - len(have) % CHUNK
+    if progress is not None:
+        progress(start)
+    for chunk in make_queries(policy, samples, gen_cfg, k, source, prefix, seed, task, start=start, progress=progress):
+        append_comparisons(path, [q for q in chunk if q.query_id not in have])
+    return ours(read_comparisons(path))[:len(samples)]

@@ -19,17 +19,16 @@ from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
 from grue.data.sample import Sample
-from grue.rewards.learned.comparisons import Comparison, append_comparisons, latest_answers, read_comparisons, unanswered
-from grue.rewards.learned.labelers import MockLabeler
+from grue.rewards.learned.comparisons import Comparison, latest_answers, read_comparisons
+from grue.rewards.learned.labelers import MockLabeler, label_file
 from grue.rewards.learned.model import RewardModel, is_reward_model_dir
-from grue.rewards.learned.queries import make_queries, query_samples
+from grue.rewards.learned.queries import extend_queries, query_samples
 from grue.rewards.learned.reward import LearnedReward
 from grue.rewards.learned.training import TrainingSettings, fit_reward_model
 
 SCHEDULES = ("offline", "batched")
 LABELS_FILE = Path("labels") / "comparisons.jsonl"
 MODELS_DIR = Path("reward_model")
-CHUNK = 16  # queries sampled, labelled and appended together
 
 
 def round_budgets(labels: int, rounds: int) -> list[int]:
@@ -123,24 +122,13 @@ class ScheduledReward:
         """Queries of round r from the current policy and the labeler's answers to them, appended as
         they are made; returns every answer of rounds 0..r."""
         path = self.run_dir / LABELS_FILE
-        records = read_comparisons(path)
-        prefix = f"r{r}-"
-        have = {q.query_id for q in records if q.labeler is None and q.query_id.startswith(prefix)}
         n = self.budgets[r]
         source = self.cfg.model.policy if r == 0 else f"{self.run_dir.name}@iteration{self.progress()[0]}"
         prompts = query_samples(self.train, n, seed=int(self.cfg.seed) * 1009 + r)
-        start = len(have) - len(have) % CHUNK
-        if len(have) < n:
-            self.say(f"round {r}: sampling {n - len(have)} queries of {self.cfg.reward.k} candidates")
-        for chunk in make_queries(self.policy, prompts, self.cfg.rollout, int(self.cfg.reward.k), source, prefix,
-                                  seed=int(self.cfg.seed) + 7919 * r, task=self.cfg.task, chunk_size=CHUNK,
-                                  start=start):
-            append_comparisons(path, [q for q in chunk if q.query_id not in have])
-        records = read_comparisons(path)
-        queries = [q for q in records if q.labeler is None]
-        todo = unanswered(queries, records, self.labeler.name)
-        for first in range(0, len(todo), CHUNK):
-            append_comparisons(path, self.labeler.label(todo[first:first + CHUNK], self.samples))
+        self.say(f"round {r}: {n} queries of {self.cfg.reward.k} candidates, labelled by {self.labeler.name}")
+        queries = extend_queries(path, self.policy, prompts, self.cfg.rollout, int(self.cfg.reward.k), source,
+                                 f"r{r}-", seed=int(self.cfg.seed) + 7919 * r, task=self.cfg.task)
+        label_file(self.labeler, queries, path, self.samples)
         return [a for a in latest_answers(read_comparisons(path)) if a.labeler == self.labeler.name]
 
 

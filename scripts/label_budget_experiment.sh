@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Ziegler's mock-sentiment study on IMDB mini (issue 13): the task's sentiment classifier is the oracle
+# labeler, 4-way comparisons, PPO against reward models learned from a label budget, against PPO on the
+# oracle itself and zero-shot; offline against batched at one budget. Every cell is a `grue sweep` cell,
+# so the same command again resumes. Then scripts/label_budget_summary.py prints the table.
+#
+#   BUDGETS=250,1000,4000 SEEDS=0,1 scripts/label_budget_experiment.sh    # the study as the issue asks
+#   BUDGETS=250,1000 SEEDS=0 EVAL_N=100 scripts/label_budget_experiment.sh   # the reduced version run here
+set -euo pipefail
+BUDGETS=${BUDGETS:-250,1000,4000}
+SEEDS=${SEEDS:-0,1}
+BATCHED_BUDGET=${BATCHED_BUDGET:-${BUDGETS%%,*}}
+EVAL_N=${EVAL_N:-200}
+OUT=${OUT:-runs/label_budget}
+COMMON=(task=imdb profile=mini "seed=$SEEDS" "output_dir=$OUT" "data.max_val=$EVAL_N" "data.max_test=$EVAL_N")
+# The reward model: the packaged MiniLM encoder as backbone on 2 cores (the paper profile uses rho);
+# 4-way comparisons; Adam with batch 8 as Ziegler, at MiniLM's usual fine-tuning rate (not tuned here).
+LEARNED=(reward=learned reward.labeler=sentiment reward.k=4 reward.backbone=packaged:minilm
+         reward.rm_learning_rate=5e-5 reward.rm_batch_size=8 reward.rm_max_length=64)
+
+grue sweep "${COMMON[@]}" algo=zero_shot --no-export
+grue sweep "${COMMON[@]}" algo=ppo --no-export                                    # RL on the oracle itself
+grue sweep "${COMMON[@]}" algo=ppo "${LEARNED[@]}" reward.schedule=offline "reward.labels=$BUDGETS" --no-export
+grue sweep "${COMMON[@]}" algo=ppo "${LEARNED[@]}" reward.schedule=batched reward.rounds=2 \
+    "reward.labels=$BATCHED_BUDGET" --no-export
+python scripts/label_budget_summary.py "$OUT"
