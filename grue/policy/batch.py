@@ -18,6 +18,19 @@ class PromptBatch:
     def select(self, idx: torch.Tensor | list[int]) -> "PromptBatch":
         return PromptBatch(self.input_ids[idx], self.attention_mask[idx])
 
+    def padded_to(self, width: int, pad_id: int, side: str) -> "PromptBatch":
+        """The same prompts padded on `side` to `width` tokens (prompts encoded in separate calls differ
+        in width; the attention mask, and the positions derived from it, make padding invisible)."""
+        extra = width - self.input_ids.shape[1]
+        if extra <= 0:
+            return self
+        ids = torch.full((self.input_ids.shape[0], extra), pad_id, dtype=self.input_ids.dtype,
+                         device=self.input_ids.device)
+        zeros = torch.zeros_like(ids, dtype=self.attention_mask.dtype)
+        if side == "left":
+            return PromptBatch(torch.cat([ids, self.input_ids], 1), torch.cat([zeros, self.attention_mask], 1))
+        return PromptBatch(torch.cat([self.input_ids, ids], 1), torch.cat([self.attention_mask, zeros], 1))
+
 
 def position_ids(attention_mask: torch.Tensor) -> torch.Tensor:
     """Positions that skip left padding, the way generate() numbers them for a decoder-only model."""
@@ -49,5 +62,16 @@ class Rollout:
                 value = value.select(idx)
             elif isinstance(value, torch.Tensor):
                 value = value[idx]
+            kwargs[f.name] = value
+        return Rollout(**kwargs)
+
+    def prefix(self, length: int) -> "Rollout":
+        """The first `length` steps of every episode (enough to score the steps before `length`: every
+        model here is causal over the actions)."""
+        kwargs = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, torch.Tensor):
+                value = value[:, :length]
             kwargs[f.name] = value
         return Rollout(**kwargs)

@@ -27,14 +27,31 @@ class Experience:
     kl: torch.Tensor           # [B, T] per-token log-ratio against the reference
     generations: list[str]
 
-    def select(self, idx: torch.Tensor) -> "Experience":
-        return Experience(self.rollout.select(idx), self.old_values[idx], self.advantages[idx], self.returns[idx],
-                          self.task_reward[idx], self.kl[idx], [self.generations[i] for i in idx.tolist()])
+    def episodes(self, rows: torch.Tensor, length: int) -> "Experience":
+        """Episodes `rows`, cut to their first `length` steps (what a minibatch's forward pass needs)."""
+        return Experience(self.rollout.select(rows).prefix(length), self.old_values[rows, :length],
+                          self.advantages[rows, :length], self.returns[rows, :length], self.task_reward[rows],
+                          self.kl[rows, :length], [self.generations[i] for i in rows.tolist()])
 
 
-def episodes_per_iteration(steps_per_update: int, max_new_tokens: int) -> int:
-    """Steps are tokens: an iteration gathers enough episodes for `steps_per_update` transitions."""
-    return max(1, math.ceil(steps_per_update / max_new_tokens))
+def next_episode_count(missing: int, mean_length: float, cap: float) -> int:
+    """Episodes to generate next for `missing` more transitions at `mean_length` tokens an episode
+    (the horizon before anything was seen, then the mean so far), at most `cap` (one rollout batch)."""
+    return max(1, int(min(cap, math.ceil(missing / max(mean_length, 1.0)))))
+
+
+def concat_experiences(parts: Sequence[Experience], pad_id: int, padding_side: str) -> Experience:
+    """One iteration's experience from its rollout rounds; per-step tensors padded with zeros."""
+    if len(parts) == 1:
+        return parts[0]
+    length = max(p.rollout.actions.shape[1] for p in parts)
+
+    def steps(name: str) -> torch.Tensor:
+        return torch.cat([_pad_to(getattr(p, name), length, 0.0) for p in parts])
+
+    return Experience(concat_rollouts([p.rollout for p in parts], pad_id, padding_side), steps("old_values"), steps("advantages"),
+                      steps("returns"), torch.cat([p.task_reward for p in parts]), steps("kl"),
+                      [g for p in parts for g in p.generations])
 
 
 def _pad_to(x: torch.Tensor, length: int, value: float | int | bool) -> torch.Tensor:
@@ -44,8 +61,11 @@ def _pad_to(x: torch.Tensor, length: int, value: float | int | bool) -> torch.Te
     return torch.cat([x, torch.full(pad_shape, value, dtype=x.dtype, device=x.device)], dim=1)
 
 
-def concat_rollouts(parts: Sequence[Rollout], pad_id: int) -> Rollout:
+def concat_rollouts(parts: Sequence[Rollout], pad_id: int, padding_side: str = "left") -> Rollout:
+    """One rollout from several; prompts are padded on `padding_side` to a common width."""
     length = max(r.actions.shape[1] for r in parts)
+    width = max(r.prompts.input_ids.shape[1] for r in parts)
+    prompt_parts = [r.prompts.padded_to(width, pad_id, padding_side) for r in parts]
     masks = [r.action_mask for r in parts]
     action_mask = None
     if any(m is not None for m in masks):
@@ -53,8 +73,8 @@ def concat_rollouts(parts: Sequence[Rollout], pad_id: int) -> Rollout:
         masks = [m if m is not None else torch.ones(*r.actions.shape, vocab, dtype=torch.bool, device=r.actions.device)
                  for m, r in zip(masks, parts)]
         action_mask = torch.cat([_pad_to(m, length, True) for m in masks])
-    prompts = PromptBatch(torch.cat([r.prompts.input_ids for r in parts]),
-                          torch.cat([r.prompts.attention_mask for r in parts]))
+    prompts = PromptBatch(torch.cat([p.input_ids for p in prompt_parts]),
+                          torch.cat([p.attention_mask for p in prompt_parts]))
     return Rollout(prompts, torch.cat([_pad_to(r.actions, length, pad_id) for r in parts]),
                    torch.cat([_pad_to(r.valid, length, 0.0) for r in parts]),
                    torch.cat([_pad_to(r.logp, length, 0.0) for r in parts]),

@@ -19,7 +19,8 @@ from grue.policy.load import frozen_copy
 from grue.policy.masking import entropy
 from grue.rl.kl import AdaptiveKLController
 from grue.rl.ppo_loss import masked_mean, ppo_loss
-from grue.rl.rollout import Experience, collect, episodes_per_iteration
+from grue.rl.minibatch import minibatch_count, split_sizes, transition_minibatches
+from grue.rl.rollout import Experience, collect, concat_experiences, next_episode_count
 from grue.runtime.distributed import average_gradients, global_sum, world_of
 from grue.runtime.sharding import Sharding
 
@@ -99,25 +100,35 @@ class RLTrainer:
         self._masks = []
         return {"nlpo/mask_bound_fraction": bound / steps} if steps else {}
 
-    def _my_samples(self) -> list[Sample]:
-        """This rank's block of the iteration's episodes. Every rank draws the same global order (same
-        generator), rounded up to a multiple of the number of processes so all take the same number of
-        update steps; with one process this is exactly the iteration's episodes."""
-        cfg = self.cfg
-        n = episodes_per_iteration(cfg.ppo.steps_per_update, cfg.rollout.max_new_tokens)
-        per_rank = math.ceil(n / self.world)
+    def _my_samples(self, episodes: int) -> list[Sample]:
+        """This rank's block of the next `episodes` episodes of the run. Every rank draws the same global
+        order (same generator), rounded up to a multiple of the number of processes so all generate
+        equally often; with one process this is exactly the next `episodes` samples."""
+        per_rank = math.ceil(episodes / self.world)
         everyone = self._next_samples(per_rank * self.world)
         return everyone[self.rank * per_rank:(self.rank + 1) * per_rank]
 
     def collect(self) -> Experience:
+        """Episodes until the iteration holds at least `ppo.steps_per_update` valid transitions (over all
+        processes): the first round assumes full-length episodes, later rounds (where generations ended
+        early) size themselves by the mean length so far, at most one rollout batch per process each."""
         cfg = self.cfg
         if self.world > 1:  # rank-dependent sampling noise, reproducible on resume: (seed, iteration, rank)
             torch.manual_seed(int(cfg.seed) * 1_000_003 + self.iteration * 1009 + self.rank)
-        samples = self._my_samples()
+        parts: list[Experience] = []
+        transitions, episodes = 0.0, 0.0
         with self.gathered_for_generation():
-            return collect(self.policy, samples, cfg.rollout, cfg.ppo.rollout_batch_size, self.reward_fn,
-                           self.ref_model, self.value, self.kl_ctl.value, cfg.ppo.gamma, cfg.ppo.gae_lambda,
-                           self._processors if self.nlpo else None)
+            while transitions < cfg.ppo.steps_per_update:
+                mean_length = transitions / episodes if episodes else float(cfg.rollout.max_new_tokens)
+                cap = cfg.ppo.rollout_batch_size * self.world if parts else math.inf  # round one: as many as needed
+                n = next_episode_count(int(cfg.ppo.steps_per_update - transitions), mean_length, cap)
+                part = collect(self.policy, self._my_samples(n), cfg.rollout, cfg.ppo.rollout_batch_size,
+                               self.reward_fn, self.ref_model, self.value, self.kl_ctl.value, cfg.ppo.gamma,
+                               cfg.ppo.gae_lambda, self._processors if self.nlpo else None)
+                parts.append(part)
+                valid, count = global_sum([part.rollout.valid.sum().item(), part.task_reward.numel()], self.world)
+                transitions, episodes = transitions + valid, episodes + count
+        return concat_experiences(parts, self.policy.tokenizer.pad_token_id, self.policy.padding_side)
 
     def gathered_for_generation(self):
         """Sharded: the policy and masking model whole while each rank decodes at its own pace (the
@@ -126,28 +137,48 @@ class RLTrainer:
             return nullcontext()
         return self.sharding.gathered([self.policy.model, self.mask_model])
 
+    def _normalised_advantages(self, exp: Experience) -> torch.Tensor:
+        """Advantages normalised over the whole iteration's rollout (every process's transitions), or
+        left as they are when `ppo.normalise_advantages` is `minibatch` (the loss does it) or `none`."""
+        advantages, valid = exp.advantages, exp.rollout.valid
+        if self.cfg.ppo.normalise_advantages != "rollout":
+            return advantages
+        total, squares, count = global_sum([(advantages * valid).sum().item(), (advantages ** 2 * valid).sum().item(),
+                                            valid.sum().item()], self.world)
+        mean = total / max(count, 1.0)
+        std = max(squares / max(count, 1.0) - mean ** 2, 0.0) ** 0.5
+        return (advantages - mean) / (std + 1e-8) * valid
+
     def update(self, exp: Experience) -> dict[str, float]:
-        """`ppo.epochs` passes over the episodes in minibatches of about `ppo.batch_size` transitions."""
+        """`ppo.epochs` passes over the rollout's transitions in random minibatches of at most
+        `ppo.batch_size` transitions (grue.rl.minibatch). The number of optimizer steps and the global
+        minibatches depend on the rollout only, not on how many processes share it."""
         cfg = self.cfg.ppo
-        n = exp.rollout.actions.shape[0]
-        valid, episodes = global_sum([exp.rollout.valid.sum().item(), n], self.world)
-        # episodes per minibatch from the global mean length, split over ranks: the same count everywhere
-        per_mb = max(1, math.ceil(round(cfg.batch_size / max(1.0, valid / episodes)) / self.world))
+        exp.advantages = self._normalised_advantages(exp)
+        local = int(exp.rollout.valid.sum().item())
+        per_rank = [int(n) for n in global_sum([local if r == self.rank else 0 for r in range(self.world)],
+                                               self.world)]
+        parts = minibatch_count(sum(per_rank), cfg.batch_size)
+        # each global minibatch's size: the same part of every rank's split
+        global_sizes = [sum(sizes) for sizes in zip(*(split_sizes(n, parts) for n in per_rank))]
+        shared = getattr(self.value, "shared", False)
+        params = [p for g in self.optimizer.param_groups for p in g["params"]]
         totals: dict[str, float] = {}
         steps = 0
         for _ in range(cfg.epochs):
-            order = torch.randperm(n, generator=self.update_gen)
-            for start in range(0, n, per_mb):
-                mb = exp.select(order[start:start + per_mb])
-                shared = getattr(self.value, "shared", False)
+            for j, batch in enumerate(transition_minibatches(exp.rollout.valid, parts, self.update_gen)):
+                mb = exp.episodes(batch.rows, batch.length)
                 new_logp, logp_all, states = self.policy.log_probs(self.policy.model, mb.rollout, hidden=shared)
                 values = self.value.values(self.policy, mb.rollout, states)
                 losses = ppo_loss(new_logp, mb.rollout.logp, mb.advantages, values, mb.returns, entropy(logp_all),
-                                  mb.rollout.valid, cfg.clip_range, cfg.vf_coef, cfg.ent_coef)
+                                  batch.selected, cfg.clip_range, cfg.vf_coef, cfg.ent_coef,
+                                  normalise_advantages=cfg.normalise_advantages == "minibatch")
                 _check_finite(self.iteration + 1, PPO_loss=losses.total.item())
                 self.optimizer.zero_grad(set_to_none=True)
-                self.accelerator.backward(losses.total)
-                params = [p for g in self.optimizer.param_groups for p in g["params"]]
+                # this rank's token mean, weighted by its share of the global minibatch: after the
+                # gradients are averaged over ranks they are those of the global minibatch's token mean
+                share = batch.size * self.world / max(global_sizes[j], 1)
+                self.accelerator.backward(losses.total * share if self.world > 1 else losses.total)
                 average_gradients(params, self.world)  # sharded parameters were averaged by their backward
                 grad_norm = (self.sharding.clip_grad_norm_(params, cfg.max_grad_norm) if self.sharding is not None
                              else self.accelerator.clip_grad_norm_(params, cfg.max_grad_norm))
@@ -157,7 +188,7 @@ class RLTrainer:
                 steps += 1
                 for key in ("total", "policy", "value", "entropy", "approx_kl", "clip_fraction"):
                     totals[key] = totals.get(key, 0.0) + getattr(losses, key).item()
-        return {f"loss/{k}": v / max(1, steps) for k, v in totals.items()}
+        return {"optimizer_steps": steps, **{f"loss/{k}": v / max(1, steps) for k, v in totals.items()}}
 
     def step(self) -> dict[str, float]:
         """One rollout + one update; refresh the NLPO masking model every mu iterations."""
@@ -177,10 +208,10 @@ class RLTrainer:
         stats = self.update(exp)
         self.kl_ctl.update(mean_kl)
         self.iteration += 1
-        if self.nlpo and self.iteration % self.cfg.nlpo.update_every == 0:
+        if self.nlpo and self.cfg.nlpo.refresh == "paper" and self.iteration % self.cfg.nlpo.update_every == 0:
             self.mask_model.load_state_dict(self.policy.model.state_dict())
-        tokens = int(valid)
-        return {"iteration": self.iteration, "tokens": tokens, "reward_mean": reward_mean, "kl": mean_kl,
+        return {"iteration": self.iteration, "tokens": int(valid), "episodes": int(episodes),
+                "reward_mean": reward_mean, "kl": mean_kl,
                 "kl_coef": beta_used, "next_kl_coef": self.kl_ctl.value, "rollout_s": rollout_s,
                 "update_s": time.perf_counter() - start - rollout_s, **mask_stats, **stats, **self._reward_stats()}
 

@@ -68,3 +68,21 @@ def test_kl_penalty_holds_the_policy_near_the_reference(tiny_causal_policy):
         return sum(kls[-3:]) / 3
 
     assert drift(5.0) < drift(0.0)
+
+
+def test_ppo_learns_a_terminal_reward_with_minibatches_smaller_than_an_episode(tiny_causal_policy):
+    """The paper presets' regime: PPO minibatches (4 transitions) smaller than one episode (8 tokens) and
+    a reward at the last token only. Cut from whole episodes, each minibatch was one episode whose
+    advantages were normalised to mean zero, which erased the sequence-level reward (the share of e's
+    stayed at its starting level); token-level minibatches with rollout-wide normalisation learn it."""
+    cfg = tiny_cfg(rollout={"min_new_tokens": 8, "max_new_tokens": 8},
+                   ppo={"learning_rate": 5e-3, "steps_per_update": 128, "batch_size": 4, "epochs": 1,
+                        "rollout_batch_size": 32})
+    policy = tiny_causal_policy
+    samples = [Sample(str(i), p, ("",)) for i, p in enumerate(["The film was", "dogs run in", "A tedious", "I"])]
+    torch.manual_seed(0)
+    trainer = RLTrainer(cfg, policy, frozen_copy(policy.model), build_value(cfg, policy), TokenCountReward(),
+                        samples, Accelerator(cpu=True), nlpo=False)
+    rewards = [trainer.step()["reward_mean"] for _ in range(8)]
+    before, after = sum(rewards[:2]) / 2, sum(rewards[-2:]) / 2
+    assert after > before + 0.04, rewards
