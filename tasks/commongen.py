@@ -53,7 +53,9 @@ TASK = TaskSpec(
     naturalness_metrics=("spice",),                                                    # Table 1
     # Table 13 (dev) also reports ROUGE-1, ROUGE-LSum, BLEU, BertScore and the diversity statistics.
     extra_metrics=("rouge1", "rougeLsum", "bleu", "bertscore", *DIVERSITY_METRICS),
-    rewards=("rouge1", "rouge_avg", "meteor", "cider", "spice", "spider"),  # section B.4.1, Tables 12-13
+    # Section B.4.1, Tables 12-13; and section 5.2 / B.4.4's human-preference reward, meteor + pref / (1 + |missing
+    # concepts|), with reward.model=<preference classifier> (`grue label train ... objective=classifier`).
+    rewards=("rouge1", "rouge_avg", "meteor", "cider", "spice", "spider", "commongen_preference"),
     base={
         # Table 11: max length 20, padding left. Truncation side is not in the paper; the reference
         # code's environment truncates prompts on the right.

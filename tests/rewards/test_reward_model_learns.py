@@ -42,7 +42,7 @@ def test_saved_model_is_normalised_over_its_samples_and_scores_alike_after_loadi
 
 def test_an_unfinished_save_is_not_a_reward_model(tiny_model_dirs, tmp_path):
     model = RewardModel.from_backbone(tiny_model_dirs.policy)
-    model.backbone.save_pretrained(tmp_path / "rm" / "backbone")  # killed before reward_model.json
+    model.backbone.save_pretrained(tmp_path / "rm")  # killed before reward_model.json
     assert not is_reward_model_dir(str(tmp_path / "rm"))
     with pytest.raises(FileNotFoundError, match="not a reward-model directory"):
         RewardModel.load(tmp_path / "rm")

@@ -102,8 +102,8 @@ class RewardModel(torch.nn.Module):
         directory = Path(directory)
         if directory.exists():
             shutil.rmtree(directory)
-        self.backbone.save_pretrained(directory / "backbone")
-        self.tokenizer.save_pretrained(directory / "backbone")
+        self.backbone.save_pretrained(directory)  # a model directory in its own right (config.json at the top)
+        self.tokenizer.save_pretrained(directory)
         torch.save(self.head.state_dict(), directory / "head.pt")
         for name, rows in (logs or {}).items():
             atomic_write_jsonl(directory / name, rows)
@@ -120,8 +120,8 @@ class RewardModel(torch.nn.Module):
             raise FileNotFoundError(f"{directory} is not a reward-model directory (no {MODEL_FILE}); "
                                     "train one with `grue label train`")
         meta = json.loads((directory / MODEL_FILE).read_text())
-        model = cls(AutoModel.from_pretrained(directory / "backbone"),
-                    AutoTokenizer.from_pretrained(directory / "backbone"), meta["max_length"], meta["backbone"])
+        model = cls(AutoModel.from_pretrained(directory), AutoTokenizer.from_pretrained(directory), meta["max_length"],
+                    meta["backbone"])
         model.head.load_state_dict(torch.load(directory / "head.pt", map_location="cpu"))
         model.gain.fill_(meta["gain"])
         model.bias.fill_(meta["bias"])
