@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from waitress.server import create_server
@@ -13,7 +14,7 @@ DEFAULT_HOST = "127.0.0.1"  # raters elsewhere need an explicit --host
 THREADS = 8
 
 
-def serve(study_dir: Path, host: str = DEFAULT_HOST, port: int = 8000, echo: Callable[[str], None] = print) -> None:
+def serve(study_dir: Path, host: str = DEFAULT_HOST, port: int = 8000, echo: Callable[[str], None] = partial(print, flush=True)) -> None:
     """Run until interrupted; prints the URL and each rater's link (give each rater only their own)."""
     server = create_server(create_app(study_dir), host=host, port=port, threads=THREADS)
     base = f"http://{host if ':' not in host else f'[{host}]'}:{server.effective_port}"
