@@ -16,7 +16,7 @@ import pandas as pd
 
 from grue.board.reference import paper_table2
 from grue.board.stats import ALPHA, NOT_TESTABLE, Welch, holm, welch
-from grue.board.task_tables import algo_label
+from grue.board.task_tables import algo_label, algo_rank
 
 QUESTION_COLUMNS: list[str] = ["profile", "task", "question_id", "question", "answer", "detail", "evidence",
                                "paper_answer"]
@@ -83,8 +83,10 @@ def _needs(outcomes: list[tuple[Claim, Welch, float]]) -> str:
                 short[algo] = n
     if not short:
         return "; ".join(sorted({t.reason for _, t, _ in outcomes}))
-    have = ", ".join(f"{algo_label(a)} has {n}" for a, n in short.items() if n)
-    return f"needs {' and '.join(algo_label(a) for a in short)} runs, 2+ seeds each" + (f" ({have})" if have else "")
+    names = [algo_label(a) for a in sorted(short, key=algo_rank)]
+    listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    have = ", ".join(f"{algo_label(a)} has {n}" for a, n in sorted(short.items(), key=lambda kv: algo_rank(kv[0])) if n)
+    return f"needs {listed} runs, 2+ seeds each" + (f" ({have})" if have else "")
 
 
 def _answer(outcomes: list[tuple[Claim, Welch, float]], hack: bool) -> tuple[str, str]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from board_fixtures import ALGO_SHIFT, imdb_grid
+from board_fixtures import ALGO_SHIFT, ablation_pair, imdb_grid
 from grue.board.export import export_board
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[dev]')")
@@ -96,3 +96,32 @@ def test_task_page_shows_curves_and_escaped_samples(site, browser):
     first = page.locator(".sample").first
     assert first.locator(".gen").count() == len(ALGO_SHIFT)
     assert "<b>not bold</b>" in first.locator(".gen").first.inner_text()  # generations are escaped, never HTML
+
+
+@pytest.fixture(scope="module")
+def ablation_site(tmp_path_factory) -> Path:
+    """Two seeds of zero-shot, PPO and NLPO plus a PPO kl.target ablation pair (two seeds each)."""
+    root = tmp_path_factory.mktemp("ablation")
+    imdb_grid(root / "runs", seeds=2, algos=("zero_shot", "nlpo"), logs=True)
+    ablation_pair(root / "runs", seeds=2)
+    _, written = export_board([root / "runs"], root / "out", ["html"])
+    return written["html"][0].parent
+
+
+def test_ablation_pages_show_settings_headline_first_and_real_seed_counts(ablation_site, browser):
+    page, problems = _open(browser, ablation_site / "index.html")
+    overall = page.locator("#overall-runs-mini").locator("xpath=following-sibling::div[1]//table")
+    headers = overall.locator("thead th").all_inner_texts()
+    assert headers[2:6] == ["Task score ↑", "Naturalness ↑", "GRUE score ↑", "Mean win rate ↑"]
+    ppo = overall.locator("tbody tr", has_text="PPO").first
+    assert ppo.locator("td").nth(1).inner_text() == "1/7"
+    assert ppo.locator("td").nth(6).get_attribute("title").startswith("n=2 seed(s); 95% CI")
+    assert "kl.target" in page.locator("main > p").first.inner_text()
+    assert problems == []
+    task, problems = _open(browser, ablation_site / "task-imdb.html")
+    table = task.locator("#imdb-test").locator("xpath=following-sibling::div[1]//table")
+    labels = table.locator("thead th").all_inner_texts()
+    setting = labels.index("Setting")
+    assert sorted(_column(table, setting)) == ["", "", "kl.target=0.5", "kl.target=null"]  # "—" sorts as empty
+    images = task.eval_on_selector_all("img", "els => els.map(e => e.complete && e.naturalWidth > 0)")
+    assert images and all(images) and problems == []
