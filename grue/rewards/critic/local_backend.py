@@ -1,15 +1,37 @@
 """A local LM as the critic: any model reference (hub id, directory, packaged:<name>), frozen, in
-inference mode, on its own device, answering in batches with greedy decoding.
+inference mode, on its own device, answering with greedy decoding.
 
 Instruction-tuned models get the prompt as one user turn of their chat template; a model without a
-template reads the prompt as plain text. Decoder-only and encoder-decoder models both work, so a
-seq2seq policy can critique itself (`critic.backend=self`).
+template reads the prompt as plain text. Every prompt of a template shares a long head (the task
+definition, the steps, the three examples) and differs only in its last lines, the sample: a
+decoder-only critic encodes that shared head once and reuses its key/value cache for every prompt, so
+each answer costs the sample's tokens instead of the whole prompt's. Encoder-decoder models (a seq2seq
+policy critiquing itself, `critic.backend=self`) answer in plain batches.
 """
 from __future__ import annotations
 
-from typing import Optional, Sequence
+import copy
+import inspect
+import os
+from typing import Any, Optional, Sequence
 
 import torch
+
+
+def _cache_argument() -> str:
+    """generate()'s name for a key/value cache passed in: `cache` in recent transformers, before that
+    `past_key_values` (still accepted, with a deprecation warning, until transformers 5.40)."""
+    from transformers.generation.utils import GenerationMixin
+
+    params = inspect.signature(GenerationMixin.prepare_inputs_for_generation).parameters
+    return "cache" if "cache" in params else "past_key_values"
+
+
+def shared_head(texts: Sequence[str]) -> str:
+    """The longest common start of `texts` that ends a line: at a line boundary the head tokenises the
+    same alone as it does inside each whole text, so its cache is valid for all of them."""
+    common = os.path.commonprefix(list(texts))
+    return common[:common.rfind("\n") + 1]
 
 
 class LocalLMCritic:
@@ -22,12 +44,13 @@ class LocalLMCritic:
         self.encoder_decoder = bool(getattr(AutoConfig.from_pretrained(path), "is_encoder_decoder", False))
         model_class = AutoModelForSeq2SeqLM if self.encoder_decoder else AutoModelForCausalLM
         self.model = model_class.from_pretrained(path).to(device).eval().requires_grad_(False)
-        self.tokenizer = AutoTokenizer.from_pretrained(path, padding_side="left")
+        self.tokenizer = AutoTokenizer.from_pretrained(path, padding_side="left", truncation_side="left")
         if self.tokenizer.pad_token is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
         self.chat = bool(getattr(self.tokenizer, "chat_template", None))
         self.device, self.batch_size, self.max_new_tokens = device, batch_size, max_new_tokens
         self.identity = f"local:{ref}:greedy:{max_new_tokens}"
+        self._head: tuple[str, Optional[torch.Tensor], Any] = ("", None, None)
 
     def _as_input(self, prompt: str) -> str:
         if self.chat:
@@ -35,16 +58,39 @@ class LocalLMCritic:
                                                       add_generation_prompt=True)
         return prompt
 
+    def _ids(self, text: str) -> torch.Tensor:
+        # a chat template writes its own special tokens; a plain prompt gets the tokenizer's
+        return self.tokenizer(text, return_tensors="pt", add_special_tokens=not self.chat)["input_ids"].to(self.device)
+
+    def _head_cache(self, texts: Sequence[str]) -> tuple[str, Optional[torch.Tensor], Any]:
+        """The shared head's text, ids and key/value cache, kept while the prompts keep starting with it."""
+        if not (self._head[0] and all(t.startswith(self._head[0]) for t in texts)):
+            head = shared_head(texts) if len(texts) > 1 else ""
+            if not head:
+                return "", None, None
+            ids = self._ids(head)
+            out = self.model(input_ids=ids, use_cache=True)
+            self._head = (head, ids, out.get("cache", out.get("past_key_values")))
+        return self._head
+
     @torch.inference_mode()
     def judge(self, prompts: Sequence[str]) -> list[Optional[str]]:
-        answers: list[Optional[str]] = []
-        for start in range(0, len(prompts), self.batch_size):
-            texts = [self._as_input(p) for p in prompts[start:start + self.batch_size]]
-            batch = self.tokenizer(texts, return_tensors="pt", padding=True,
-                                   add_special_tokens=not self.chat)  # a chat template adds its own.to(self.device)
-            out = self.model.generate(**batch, do_sample=False, max_new_tokens=self.max_new_tokens,
-                                      pad_token_id=self.tokenizer.pad_token_id, temperature=None, top_p=None,
-                                      top_k=None)
-            new = out if self.encoder_decoder else out[:, batch["input_ids"].shape[1]:]
-            answers.extend(self.tokenizer.batch_decode(new, skip_special_tokens=True))
+        texts = [self._as_input(p) for p in prompts]
+        if self.encoder_decoder:
+            return [a for s in range(0, len(texts), self.batch_size) for a in self._batch(texts[s:s + self.batch_size])]
+        head, head_ids, cache = self._head_cache(texts)
+        answers = []
+        for text in texts:
+            ids = torch.cat([head_ids, self._ids(text[len(head):])], dim=1) if head else self._ids(text)
+            reuse = {_cache_argument(): copy.deepcopy(cache)} if head else {}
+            out = self.model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), **reuse, **self._greedy())
+            answers.append(self.tokenizer.decode(out[0, ids.shape[1]:], skip_special_tokens=True))
         return answers
+
+    def _batch(self, texts: Sequence[str]) -> list[str]:
+        batch = self.tokenizer(list(texts), return_tensors="pt", padding=True).to(self.device)
+        return self.tokenizer.batch_decode(self.model.generate(**batch, **self._greedy()), skip_special_tokens=True)
+
+    def _greedy(self) -> dict[str, Any]:
+        return {"do_sample": False, "max_new_tokens": self.max_new_tokens, "pad_token_id": self.tokenizer.pad_token_id,
+                "temperature": None, "top_p": None, "top_k": None}
