@@ -1,6 +1,7 @@
 """`grue compare A B`: two result sets side by side, per metric, with significance. Thin wrapper."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Optional
 
@@ -8,6 +9,31 @@ import typer
 
 from grue.board.compare import compare_sources
 from grue.board.render.files import write_text
+from grue.commands.errors import UsageError
+from grue.storage.writable import check_writable_file
+
+
+def checked_side(spec: str) -> str:
+    """`spec` as compare_sources reads it, or a UsageError saying what it is not; a run's own results.json
+    stands for its run directory."""
+    path = Path(spec)
+    if spec == "paper" or path.is_dir():
+        if path.is_dir() and next(path.rglob("results.json"), None) is None:
+            raise UsageError(f"{spec} holds no results.json: not a runs directory (finished runs write one)")
+        return spec
+    if not path.exists():
+        raise UsageError(f"{spec!r} is neither 'paper' nor an existing runs directory or leaderboard.json")
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise UsageError(f"{spec} is not a JSON file ({err}); give a runs directory or an exported "
+                         "leaderboard.json") from None
+    if isinstance(doc, dict) and isinstance(doc.get("rows"), list):
+        return spec
+    if isinstance(doc, dict) and "metrics" in doc and path.name == "results.json":
+        return str(path.parent)
+    raise UsageError(f"{spec} is neither an exported leaderboard.json (no 'rows') nor a run's results.json; "
+                     "give a runs directory, a leaderboard.json, or 'paper'")
 
 
 def compare(
@@ -19,9 +45,9 @@ def compare(
 
     Examples: grue compare runs paper | grue compare runs-main runs-branch | grue compare old/leaderboard.json runs
     """
-    for side in (a, b):
-        if side != "paper" and not Path(side).exists():
-            raise typer.BadParameter(f"{side!r} is neither 'paper' nor an existing path")
+    a, b = checked_side(a), checked_side(b)
+    if out is not None:
+        check_writable_file(out, "--out")
     result, text = compare_sources(a, b)
     typer.echo(text)
     if out is not None:

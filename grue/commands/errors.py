@@ -10,9 +10,11 @@ from __future__ import annotations
 import errno
 import sys
 
-import click
+from typing import Any
+
 import typer
 from typer.core import TyperGroup
+from typer.exceptions import TyperException
 
 
 class UsageError(ValueError):
@@ -48,9 +50,12 @@ def one_line(err: BaseException) -> str:
     and a missing asset list their problems and ways out on a few lines of their own.)"""
     if isinstance(err, OSError) and err.errno in _FILESYSTEM_ERRNOS:  # NotWritable has no errno: own message
         where = f" ({err.filename})" if err.filename else ""
-        what = "the disk is full" if err.errno in (errno.ENOSPC, errno.EDQUOT) else err.strerror or str(err)
-        return (f"{what}{where}: free space or choose another location (output_dir= for runs, out= for "
-                "written files, GRUE_CACHE for the asset cache)")
+        what = {errno.ENOSPC: "the disk is full", errno.EDQUOT: "the disk quota is exceeded",
+                errno.EEXIST: "a file stands where a directory is needed",
+                errno.ENOTDIR: "a file stands where a directory is needed"}.get(err.errno, err.strerror or str(err))
+        free = "free space or " if err.errno in (errno.ENOSPC, errno.EDQUOT) else ""
+        return (f"{what}{where}: {free}choose another location (output_dir= for runs, out= for written files, "
+                "GRUE_CACHE for the asset cache)")
     return str(err).strip() or type(err).__name__
 
 
@@ -63,10 +68,10 @@ def fail(message: str) -> None:
 class GrueGroup(TyperGroup):
     """The `grue` command group: every subcommand runs inside its error handling."""
 
-    def invoke(self, ctx: click.Context):
+    def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
-        except (typer.Exit, click.exceptions.Exit, click.ClickException, click.Abort, KeyboardInterrupt, SystemExit):
+        except (typer.Exit, typer.Abort, TyperException, KeyboardInterrupt, SystemExit):  # typer's own: usage, exit
             raise
         except Exception as err:  # noqa: BLE001 - sorted into the user's mistakes and grue's bugs
             if is_user_error(err):

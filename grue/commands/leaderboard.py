@@ -10,6 +10,7 @@ from grue.board.build import BoardOptions
 from grue.board.export import FORMATS, export_board, export_tables
 from grue.board.normalise import MODES
 from grue.board.selection import STRATEGIES
+from grue.storage.writable import check_writable_dir
 
 __all__ = ["leaderboard_app", "export_tables"]  # export_tables: the plain function the demo prints with
 
@@ -55,8 +56,8 @@ def export(args: Optional[list[str]] = typer.Argument(None, help=EXPORT_HELP)) -
     options = parse_pairs(args or [], EXPORT_KEYS)
     formats = [f for f in options.get("format", ",".join(FORMATS)).split(",") if f]
     unknown = [f for f in formats if f not in FORMATS]
-    if unknown:
-        raise typer.BadParameter(f"unknown format {', '.join(unknown)}; use {'|'.join(FORMATS)}")
+    if unknown or not formats:
+        raise typer.BadParameter(f"unknown format {', '.join(unknown) or '(none given)'}; use {'|'.join(FORMATS)}")
     board_options = BoardOptions(
         normalisation=_choice(options, "normalisation", MODES, "fixed"),
         rewards=_choice(options, "rewards", STRATEGIES, "select"),
@@ -64,6 +65,11 @@ def export(args: Optional[list[str]] = typer.Argument(None, help=EXPORT_HELP)) -
         with_paper=_choice(options, "paper", ("yes", "no"), "yes") == "yes",
     )
     runs = [Path(p) for p in options.get("runs", DEFAULT_RUNS).split(",") if p]
+    missing = [str(p) for p in runs if not p.is_dir()] or ([] if runs else ["(none given)"])
+    if missing:
+        raise typer.BadParameter(f"runs={','.join(missing)}: not a directory; give the directory (or directories, "
+                                 "comma-separated) your runs were written to (their output_dir=)")
+    check_writable_dir(Path(options.get("out", DEFAULT_OUT)), "out")
     board, written = export_board(runs, Path(options.get("out", DEFAULT_OUT)), formats, board_options)
     typer.echo(f"{len(board.found.runs)} run(s) counted, {len(board.found.skipped)} skipped; {'; '.join(board.notes)}")
     for skipped in board.found.skipped:

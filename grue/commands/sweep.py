@@ -11,6 +11,7 @@ from typing import Optional
 
 import typer
 
+from grue.commands.errors import fail
 from grue.run.display import console
 
 LAUNCHERS = ("local", "slurm", "submitit-local")
@@ -20,14 +21,14 @@ def sweep(
     args: Optional[list[str]] = typer.Argument(None, help="key=value or key=a,b,c (task=all and algo=all too)"),
     dry_run: bool = typer.Option(False, "--dry-run", help="List the cells and what is already done; run nothing."),
     retry_failed: bool = typer.Option(False, "--retry-failed", help="Run failed cells again."),
-    jobs: int = typer.Option(1, "--jobs", "-j", help="Cells at once (local), or SLURM array parallelism."),
+    jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Cells at once (local), or SLURM array parallelism."),
     launcher: str = typer.Option("local", "--launcher", help="local | slurm | submitit-local"),
     devices: str = typer.Option("", "--devices", help="GPUs for local jobs, one per running cell: 0,1,2,3"),
     slurm_partition: Optional[str] = typer.Option(None, "--slurm-partition"),
-    gpus_per_node: Optional[int] = typer.Option(None, "--gpus-per-node"),
-    cpus_per_task: Optional[int] = typer.Option(None, "--cpus-per-task"),
-    mem_gb: Optional[int] = typer.Option(None, "--mem-gb"),
-    timeout_min: int = typer.Option(24 * 60, "--timeout-min", help="SLURM time limit per cell."),
+    gpus_per_node: Optional[int] = typer.Option(None, "--gpus-per-node", min=0),
+    cpus_per_task: Optional[int] = typer.Option(None, "--cpus-per-task", min=1),
+    mem_gb: Optional[int] = typer.Option(None, "--mem-gb", min=1),
+    timeout_min: int = typer.Option(24 * 60, "--timeout-min", min=1, help="SLURM time limit per cell."),
     export: bool = typer.Option(True, "--export/--no-export", help="Write the sweep's leaderboard at the end."),
 ) -> None:
     """Run a grid of `grue run` cells; the same command again skips done cells and resumes the rest."""
@@ -35,10 +36,6 @@ def sweep(
     from grue.sweep.grid import SweepError
     from grue.sweep.orchestrate import describe, execute, plan, preflight_cells
     from grue.sweep.orchestrate import export as export_board
-
-    def fail(message: str) -> None:
-        typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
-        raise typer.Exit(code=2)
 
     if launcher not in LAUNCHERS:
         fail(f"unknown launcher {launcher!r}; one of {', '.join(LAUNCHERS)}")
