@@ -5,6 +5,7 @@
     grue label export-csv queries=labels.jsonl out=batch.csv
     grue label import-csv queries=labels.jsonl answers=results.csv
     grue label train comparisons=labels.jsonl out=rm/ backbone=packaged:minilm [objective=classifier]
+    grue label win-rate task=imdb profile=mini a=<run dir> b=<run dir> labeler=sentiment [judges=3 split=test]
 
 Answers are appended to the queries file itself (or `out=`): a comparisons file holds queries and
 answers alike (docs/learned_rewards.md). Other `key=value` pairs are run-config keys (task, profile,
@@ -221,5 +222,54 @@ def train(args: Optional[list[str]] = ARGS) -> None:
         console.print(f"\\[grue] reward model in {out}: {report.train_comparisons} comparisons trained on, held-out "
                       f"accuracy {report.heldout_accuracy:.3f}, ROC AUC {report.heldout_auc:.3f} "
                       f"({report.heldout_comparisons} held out)")
+
+    _run(body)
+
+
+def _predictions(run: str, split: str) -> dict[str, str]:
+    """id -> generation of a run's (or `grue eval`'s) predictions of a split."""
+    from grue.storage.atomic import read_jsonl
+
+    path = Path(run) / "predictions" / f"{split}.jsonl"
+    if not path.is_file():
+        raise LabelUsageError(f"{path} does not exist: give a finished run directory (and split=val|test)")
+    return {str(row["id"]): row["generation"] for row in read_jsonl(path)}
+
+
+@label_app.command("win-rate")
+def win_rate(args: Optional[list[str]] = ARGS) -> None:
+    """Win rate of run a's generations against run b's, by the majority of `judges` mock labelers,
+    with a two-sided binomial test; the judgments are appended to out= as comparisons."""
+    def body() -> None:
+        from grue.rewards.learned.comparisons import append_comparisons, read_comparisons
+        from grue.rewards.learned.labelers import MockLabeler, label_file
+        from grue.rewards.learned.win_rate import majority_win_rate, pair_queries
+        from grue.rewards.registry import build_named_reward
+
+        own, rest = _options(args, ("a", "b", "labeler", "judges", "split", "out"))
+        cfg = _config(rest)
+        a, b = _need(own, "a", "run directory"), _need(own, "b", "run directory")
+        split, judges = own.get("split", "test"), _integer(own, "judges", 3)
+        gen_a, gen_b = _predictions(a, split), _predictions(b, split)
+        samples = [s for s in _samples(cfg, split) if s.id in gen_a and s.id in gen_b]
+        if not samples:
+            raise LabelUsageError(f"runs {a} and {b} share no {split} sample of task {cfg.task}")
+        queries = pair_queries(samples, [gen_a[s.id] for s in samples], [gen_b[s.id] for s in samples], a, b,
+                               seed=int(cfg.seed))
+        out = Path(own.get("out", f"win_rate_{Path(a).name}_vs_{Path(b).name}.jsonl"))
+        known = {q.query_id for q in read_comparisons(out) if q.labeler is None}
+        append_comparisons(out, [q for q in queries if q.query_id not in known])
+        name = own.get("labeler") or cfg.reward.labeler or _need(own, "labeler", "registered reward")
+        oracle = build_named_reward(cfg, name)
+        by_id = {s.id: s for s in samples}
+        answers = []
+        for judge in range(judges):  # independent noise per judge; each judge's answers resume on their own
+            labeler = MockLabeler(oracle, cfg.reward.labeler_temperature, cfg.reward.labeler_error_rate,
+                                  seed=int(cfg.seed) * 1000 + judge, judge=str(judge + 1))
+            answers += label_file(labeler, queries, out, by_id)
+        result = majority_win_rate(queries, answers, a)
+        console.print(f"\\[grue] {Path(a).name} wins {result.a_wins}, {Path(b).name} wins {result.b_wins}, ties "
+                      f"{result.ties} ({result.a_share:.1%} of decided; two-sided binomial p = {result.p_value:.3g}); "
+                      f"judgments in {out}")
 
     _run(body)

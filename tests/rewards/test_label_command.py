@@ -88,3 +88,22 @@ def test_a_malformed_answers_csv_names_its_line(tiny_model_dirs, task_args, tmp_
     results.write_text(f"query_id,chosen,labeler\n{qid},5,alice\n")
     result = grue("label", "import-csv", f"queries={labels}", f"answers={results}")
     assert result.exit_code == 2 and f"{results}:2: chosen 5 is not a candidate index" in result.output
+
+
+def test_win_rate_of_two_runs_by_a_majority_of_three_mock_judges(tiny_imdb_args, tiny_model_dirs, tmp_path):
+    from grue.config import load_config
+    from grue.run.runner import Run
+
+    runs = {}
+    for algo in ("zero_shot", "ppo"):
+        args = [*tiny_imdb_args, f"algo={algo}"]
+        runs[algo] = Run(load_config(args), args).execute()
+    out = tmp_path / "judged.jsonl"
+    result = grue("label", "win-rate", *tiny_imdb_args, f"a={runs['ppo']}", f"b={runs['zero_shot']}",
+                  "labeler=sentiment", "reward.labeler_error_rate=0.1", f"out={out}")
+    assert result.exit_code == 0, result.output
+    assert "two-sided binomial p" in result.output
+    answers = latest_answers(read_comparisons(out))
+    assert len(answers) == 3 * 6 and len({a.labeler for a in answers}) == 3  # 6 test prompts, 3 judges
+    missing = grue("label", "win-rate", *tiny_imdb_args, f"a={tmp_path}", f"b={runs['ppo']}", "labeler=sentiment")
+    assert missing.exit_code == 2 and "does not exist" in missing.output

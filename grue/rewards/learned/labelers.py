@@ -23,17 +23,20 @@ MOCK_PREFIX = "mock:"
 
 
 class MockLabeler:
-    def __init__(self, oracle: Reward, temperature: float = 0.0, error_rate: float = 0.0, seed: int = 0) -> None:
+    def __init__(self, oracle: Reward, temperature: float = 0.0, error_rate: float = 0.0, seed: int = 0,
+                 judge: str = "") -> None:
+        """`judge` tells apart several noisy labelers of the same oracle (e.g. a majority of 3)."""
         if temperature < 0 or not 0 <= error_rate <= 1:
             raise ValueError("labeler noise: temperature must be >= 0 and error_rate within [0, 1]")
         if temperature > 0 and error_rate > 0:
             raise ValueError("labeler noise: give a temperature or an error rate, not both")
         self.oracle, self.temperature, self.error_rate, self.seed = oracle, temperature, error_rate, seed
+        self.judge = judge
 
     @property
     def name(self) -> str:
         noise = f"@T{self.temperature:g}" if self.temperature else f"@e{self.error_rate:g}" if self.error_rate else ""
-        return f"{MOCK_PREFIX}{self.oracle.name}{noise}"
+        return f"{MOCK_PREFIX}{self.oracle.name}{noise}" + (f"#{self.judge}" if self.judge else "")
 
     def pick(self, scores: Sequence[float], query_id: str) -> int:
         rng = random.Random(f"{self.seed}:{query_id}")
