@@ -26,6 +26,18 @@ def valid_actions(actions: torch.Tensor, eos_id: Optional[int]) -> torch.Tensor:
     return (ended_before == 0).float()
 
 
+def token_ids_only(config: GenerationConfig) -> GenerationConfig:
+    """A checkpoint's generation config reduced to its special token ids.
+
+    generate() fills every field a passed config leaves unset from the model's own generation config
+    (a checkpoint's generation_config.json) before its global defaults, so a checkpoint that sets, say,
+    a repetition penalty would silently change the rollout sampler and break the identity between the
+    sampling-time and the recomputed log-probs. With this, grue's config alone decides the sampler.
+    """
+    keep = ("bos_token_id", "eos_token_id", "pad_token_id", "decoder_start_token_id")
+    return GenerationConfig(**{k: getattr(config, k, None) for k in keep if getattr(config, k, None) is not None})
+
+
 class LMPolicy:
     is_seq2seq = False
 
@@ -39,6 +51,7 @@ class LMPolicy:
         self.padding_side = padding_side
         tokenizer.truncation_side = truncation_side
         self.device = device
+        model.generation_config = token_ids_only(model.generation_config)
 
     # -- the part each architecture defines ------------------------------------------------------
     def encode(self, prompts: Sequence[str]) -> PromptBatch:

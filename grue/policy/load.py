@@ -18,6 +18,15 @@ def _quiet_transformers() -> None:
     hf_logging.disable_progress_bar()
 
 
+def training_dtype(name: str) -> Any:
+    """`model.dtype` as from_pretrained's argument. transformers 5 loads a checkpoint in the dtype it was
+    saved in, so a bf16 checkpoint would train in pure bf16 (AdamW updates at lr 1e-6 mostly round
+    away); float32, the default, is how the reference code trains."""
+    import torch
+
+    return "auto" if name == "checkpoint" else getattr(torch, name)
+
+
 def load_policy(cfg: Any, model_ref: str, device: str) -> LMPolicy:
     """The trainable policy of `model.kind`; dropout stays off for its whole life (eval mode; spec 3.9)."""
     from transformers import AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
@@ -29,7 +38,7 @@ def load_policy(cfg: Any, model_ref: str, device: str) -> LMPolicy:
     _quiet_transformers()
     path = resolve_model(model_ref, task=cfg.task)
     tokenizer = AutoTokenizer.from_pretrained(path)
-    model = auto_model.from_pretrained(path).to(device).eval()
+    model = auto_model.from_pretrained(path, dtype=training_dtype(cfg.model.dtype)).to(device).eval()
     return policy_class(model, tokenizer, cfg.model.max_prompt_length, cfg.model.padding_side,
                         cfg.model.truncation_side, device)
 

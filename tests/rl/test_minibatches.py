@@ -90,3 +90,22 @@ def test_advantages_are_normalised_over_the_whole_rollout(mode):
     assert (out[2, 2:] == 0).all()                       # padding stays zero
     mean, std = advantages[valid > 0].mean(), advantages[valid > 0].std(unbiased=False)
     assert torch.allclose(real, (advantages[valid > 0] - mean) / std, atol=1e-5)
+
+
+def test_an_iteration_collects_steps_per_update_transitions_when_episodes_end_early(tiny_causal_policy):
+    """Steps are transitions: with an EOS-prone model, ceil(steps / horizon) episodes hold far fewer
+    than `steps_per_update` tokens; the iteration keeps collecting until it holds at least that many."""
+    policy = tiny_causal_policy
+    bias = torch.zeros(policy.model.config.vocab_size)
+    bias[policy.eos_id] = 3.0  # EOS likely at every step: most episodes stop after a few tokens
+    policy.model.lm_head.register_forward_hook(lambda m, i, o: o + bias)
+    cfg = tiny_cfg(rollout={"min_new_tokens": 1, "max_new_tokens": 8},
+                   ppo={"steps_per_update": 64, "batch_size": 16, "epochs": 1, "rollout_batch_size": 8})
+    samples = [Sample(str(i), p, ("",)) for i, p in enumerate(["The film was", "dogs run in", "A tedious", "I"])]
+    torch.manual_seed(0)
+    trainer = RLTrainer(cfg, policy, frozen_copy(policy.model), build_value(cfg, policy), TokenCountReward(),
+                        samples, Accelerator(cpu=True), nlpo=False)
+    stats = trainer.step()
+    assert stats["episodes"] > math.ceil(64 / 8)         # more episodes than full-length ones would need
+    assert 64 <= stats["tokens"] < 64 + 8 * 8             # at least the steps, at most one more rollout batch over
+    assert stats["tokens"] / stats["episodes"] < 8        # they really ended early

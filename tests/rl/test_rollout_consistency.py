@@ -116,3 +116,22 @@ def test_a_note_names_mask_settings_under_which_nlpo_starts_out_as_ppo():
     assert "min_tokens_to_keep=100" in note and "top_k=50" in note
     assert loose_mask_note(top_k=50, min_tokens_to_keep=10) is None
     assert loose_mask_note(top_k=0, min_tokens_to_keep=100) is None  # no top-k: every token is a candidate
+
+
+def test_a_checkpoints_own_generation_settings_do_not_reach_the_sampler(tiny_tokenizer):
+    """A checkpoint whose generation_config.json sets a repetition penalty: the rollout must still sample from exactly the distribution grue's config describes, so the recorded
+    log-probs equal the recomputed ones (PPO's ratio is 1 before any update)."""
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    from grue.policy.causal import CausalPolicy
+
+    torch.manual_seed(0)
+    model = GPT2LMHeadModel(GPT2Config(vocab_size=len(tiny_tokenizer), n_positions=64, n_embd=32, n_layer=2,
+                                       n_head=2, bos_token_id=1, eos_token_id=1, pad_token_id=0)).eval()
+    model.generation_config.repetition_penalty = 3.0
+    policy = CausalPolicy(model, tiny_tokenizer, max_prompt_length=16)
+    torch.manual_seed(1)
+    rollout = policy.sample(policy.encode(PROMPTS), gen_cfg(top_k=0, max_new_tokens=12))
+    new_logp, _, _ = policy.log_probs(policy.model, rollout)
+    assert torch.allclose(new_logp * rollout.valid, rollout.logp, atol=1e-5)
+    assert policy.model.generation_config.repetition_penalty is None
