@@ -117,6 +117,7 @@ class RewardConfig:
     schedule: Optional[str] = None     # offline (all labels from rho before RL) | batched (reward.rounds rounds)
     labels: int = 1000                 # label budget of a schedule: answered comparisons in all
     rounds: int = 2                    # batched: collect, train, RL with the reward frozen; repeated
+    initial_labels: Optional[int] = None  # online: labels before RL (Ziegler's N0); None: labels / rounds
     k: int = 4                         # candidates per query (Ziegler: 4-way; 2 is pairwise)
     labeler: Optional[str] = None      # mock labeler: a registered reward as the oracle (e.g. sentiment)
     labeler_temperature: float = 0.0   # mock noise: Boltzmann choice at this temperature (0: none)
