@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
 from grue.config.constraints import (FINITE, FRACTION, NON_NEGATIVE, POSITIVE, PROBABILITY, RULE_KEY, OneOf,
-                                     Registered, Rule)
+                                     Range, Registered, Rule)
 from grue.results.schema import ALGOS, PROFILES
 
 
@@ -51,7 +51,15 @@ def _check_metrics(names: list[str]) -> None:
     check_names(names)
 
 
+def _schedules() -> Iterable[str]:
+    from grue.rewards.learned.schedules import SCHEDULES
+
+    return SCHEDULES
+
+
 SIDES = OneOf(("left", "right"))
+DEVICE = OneOf(("auto", "cpu", "cuda", "mps"), pattern=r"cuda:\d+")
+AT_LEAST_TWO = Range(low=2)
 
 
 @dataclass
@@ -114,19 +122,19 @@ class RewardConfig:
     batch_size: int = rule(64, POSITIVE)
     # Learned rewards (reward=learned | commongen_preference; docs/learned_rewards.md). reward.model is then
     # a reward-model directory, unless a schedule trains one inside the run from the labeler's answers.
-    schedule: Optional[str] = None     # offline (all labels from rho before RL) | batched (reward.rounds rounds)
-    labels: int = 1000                 # label budget of a schedule: answered comparisons in all
-    rounds: int = 2                    # batched: collect, train, RL with the reward frozen; repeated
+    schedule: Optional[str] = rule(None, OneOf(_schedules))     # offline (all labels from rho before RL) | batched (reward.rounds rounds)
+    labels: int = rule(1000, AT_LEAST_TWO)                 # label budget of a schedule: answered comparisons in all
+    rounds: int = rule(2, POSITIVE)                    # batched: collect, train, RL with the reward frozen; repeated
     initial_labels: Optional[int] = None  # online: labels before RL (Ziegler's N0); None: labels / rounds
-    k: int = 4                         # candidates per query (Ziegler: 4-way; 2 is pairwise)
-    labeler: Optional[str] = None      # mock labeler: a registered reward as the oracle (e.g. sentiment)
-    labeler_temperature: float = 0.0   # mock noise: Boltzmann choice at this temperature (0: none)
-    labeler_error_rate: float = 0.0    # mock noise: share of answers replaced by a random other candidate
+    k: int = rule(4, AT_LEAST_TWO)                         # candidates per query (Ziegler: 4-way; 2 is pairwise)
+    labeler: Optional[str] = rule(None, Registered(_check_reward))      # mock labeler: a registered reward as the oracle (e.g. sentiment)
+    labeler_temperature: float = rule(0.0, NON_NEGATIVE)   # mock noise: Boltzmann choice at this temperature (0: none)
+    labeler_error_rate: float = rule(0.0, FRACTION)    # mock noise: share of answers replaced by a random other candidate
     backbone: Optional[str] = None     # reward-model backbone; None: the policy's initial model rho (Ziegler)
-    rm_learning_rate: float = 1.77e-5  # Ziegler section 2.2: Adam, one epoch, batch 8 (style tasks)
-    rm_batch_size: int = 8
-    rm_heldout: float = 0.1            # share of queries held out for accuracy / ROC AUC
-    rm_max_length: int = 128           # tokens of prompt + continuation the reward model reads
+    rm_learning_rate: float = rule(1.77e-5, POSITIVE)  # Ziegler section 2.2: Adam, one epoch, batch 8 (style tasks)
+    rm_batch_size: int = rule(8, POSITIVE)
+    rm_heldout: float = rule(0.1, Range(low=0, high=1, high_open=True))            # share of queries held out for accuracy / ROC AUC
+    rm_max_length: int = rule(128, POSITIVE)           # tokens of prompt + continuation the reward model reads
     # "critic": add per-token rewards from an LLM critic's span judgements (DRLC; settings under critic.*)
     dense: Optional[str] = rule(None, OneOf(("critic",)))
 
@@ -213,7 +221,7 @@ class CriticConfig:
     score_scale: float = rule(10.0, POSITIVE)    # the critic is shown the task reward times this ("7.5/10")
     max_new_tokens: int = rule(96, POSITIVE)     # length of the critic's answer
     batch_size: int = rule(8, POSITIVE)          # local: prompts answered together
-    device: Optional[str] = None      # local: None runs the critic on the run's device
+    device: Optional[str] = rule(None, DEVICE)  # local: None runs the critic on the run's device
     base_url: Optional[str] = None    # http: the OpenAI-compatible endpoint's root (ending in /v1)
     api_key_env: Optional[str] = None  # http: the environment variable holding the key (None: no key)
     concurrency: int = rule(4, POSITIVE)         # http: requests in flight at once
@@ -230,7 +238,7 @@ class RunConfig:
     profile: str = rule("paper", OneOf(PROFILES))
     seed: int = rule(0, NON_NEGATIVE)
     output_dir: str = "runs"
-    device: str = rule("auto", OneOf(("auto", "cpu", "cuda", "mps"), pattern=r"cuda:\d+"))              # auto | cpu | cuda
+    device: str = rule("auto", DEVICE)  # auto | cpu | cuda | cuda:<index> | mps
     threads: Optional[int] = rule(None, POSITIVE)     # torch intra-op threads; None keeps torch's default
     # Processes for one run (data parallel: rollouts sharded, gradients averaged, one evaluation). >1 starts
     # the run again under torchrun, or under `accelerate launch` with a preset (docs/distributed.md).
