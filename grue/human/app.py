@@ -55,6 +55,10 @@ def create_app(study_dir: Path | str) -> Flask:
             scale=study.scale, protocol=study.protocol, show_prompt=study.protocol["show_prompt"],
             order=shown_order(study, rater_id, item.id), wait_s=wait_s)
 
+    @app.get("/favicon.ico")
+    def favicon():
+        return "", 204  # browsers ask for one; an empty answer keeps their consoles free of 404s
+
     @app.post("/r/<token>")
     def answer(token: str):
         rater_id = rater_or_404(token)
