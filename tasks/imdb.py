@@ -49,8 +49,10 @@ TASK = TaskSpec(
         # Same decoding for rollouts and evaluation "for fair comparison": top-k 50, exactly 48 tokens.
         "rollout": {"do_sample": True, "top_k": 50, "min_new_tokens": 48, "max_new_tokens": 48},
         "generation": {"do_sample": True, "top_k": 50, "min_new_tokens": 48, "max_new_tokens": 48},
+        # max_length caps the target (the review's second half); with the 64-token prompt that is GPT-2's
+        # 1024 positions, where the reference code cuts prompt + reference.
         "supervised": {"learning_rate": 1e-5, "epochs": 10, "batch_size": 64, "lr_scheduler": "constant",
-                       "max_length": 64},
+                       "max_length": 960},
         "eval": {"eval_every": 10, "save_every": 10, "batch_size": 64, "perplexity_stride": 512},
     },
     profiles={

@@ -237,7 +237,8 @@ class Run:
                            trainer.steps_per_epoch) as bar:
                 loss = trainer.train_epoch(lambda l: bar.advance(1, f"loss {l:.3f}"))
             if self.main:  # one process writes the log
-                append_jsonl(self.dir.train_log, {"epoch": trainer.epoch, "loss": loss})
+                append_jsonl(self.dir.train_log, {"epoch": trainer.epoch, "loss": loss,
+                                                  "target_tokens": trainer.target_tokens})
             self._save_checkpoint(trainer.epoch, trainer)
         self._save_model(policy)
 

@@ -29,16 +29,28 @@ def training_pairs(task: Any, train: Sequence[Sample]) -> list[tuple[str, str]]:
     return [(s.prompt, target(s)) for s in train if keep(s)]
 
 
-def causal_batch(tokenizer: Any, pairs: Sequence[tuple[str, str]], max_prompt: int, max_length: int,
+def cut(ids: list[int], limit: int, side: str) -> list[int]:
+    """At most `limit` tokens, dropping them from `side` ("left" keeps the end, as prompts are cut in RL)."""
+    if len(ids) <= limit:
+        return ids
+    return ids[len(ids) - limit:] if side == "left" else ids[:limit]
+
+
+def causal_batch(tokenizer: Any, pairs: Sequence[tuple[str, str]], max_prompt: int, max_target: int,
                  device: str) -> dict[str, torch.Tensor]:
-    """Left-padded prompt+target ids with labels -100 on prompt and padding."""
+    """Left-padded prompt+target ids with labels -100 on prompt and padding.
+
+    Prompt and target have their own limits: the prompt is cut exactly as RL and evaluation cut it
+    (`max_prompt` tokens on the tokenizer's truncation side), the target keeps its first `max_target`
+    tokens. One cap on both together would leave long prompts (half an IMDB review) no target at all.
+    """
     rows, labels = [], []
     for prompt, target in pairs:
-        p = tokenizer(prompt, add_special_tokens=False)["input_ids"][-max_prompt:] if prompt else []
-        t = tokenizer(target, add_special_tokens=False)["input_ids"]
-        ids = (p + t)[:max_length]
-        rows.append(ids)
-        labels.append(([-100] * len(p) + t)[:max_length])
+        p = tokenizer(prompt, add_special_tokens=False)["input_ids"] if prompt else []
+        p = cut(p, max_prompt, tokenizer.truncation_side)
+        t = tokenizer(target, add_special_tokens=False)["input_ids"][:max_target]
+        rows.append(p + t)
+        labels.append([-100] * len(p) + t)
     width = max(len(r) for r in rows)
     pad = tokenizer.pad_token_id
     ids = torch.tensor([[pad] * (width - len(r)) + r for r in rows], device=device)
@@ -68,8 +80,8 @@ def target_tokens(batch: dict[str, torch.Tensor], causal: bool) -> int:
 
 
 def supervised_batch(policy: Any, pairs: Sequence[tuple[str, str]], max_length: int) -> dict[str, torch.Tensor]:
-    """Model keyword arguments for one teacher-forced step; `max_length` caps prompt + target for a
-    decoder-only model and the target alone for an encoder-decoder (its prompt has its own cap)."""
+    """Model keyword arguments for one teacher-forced step; `max_length` caps the target, the prompt is
+    cut as the policy cuts it everywhere else (`model.max_prompt_length`, `model.truncation_side`)."""
     if policy.is_seq2seq:
         return seq2seq_batch(policy, pairs, max_length)
     return causal_batch(policy.tokenizer, pairs, policy.max_prompt_length, max_length, policy.device)
@@ -96,6 +108,7 @@ class SupervisedTrainer:
                                        num_warmup_steps=int(sup.warmup_ratio * total), num_training_steps=total)
         self.generator = torch.Generator().manual_seed(int(cfg.seed))
         self.epoch = 0
+        self.target_tokens = 0  # target tokens the last epoch trained on (all processes): the training log's count
 
     def train_epoch(self, on_step: Callable[[float], None] | None = None) -> float:
         """One pass over the pairs in a seeded order; dropout stays off (eval mode) as in RL.
@@ -108,7 +121,7 @@ class SupervisedTrainer:
         rank, world = world_of(self.accelerator)
         params = [p for g in self.optimizer.param_groups for p in g["params"]]
         order = torch.randperm(len(self.pairs), generator=self.generator).tolist()
-        total = 0.0
+        total, trained = 0.0, 0
         for start in range(0, len(order), sup.batch_size):
             batch_pairs = [self.pairs[i] for i in order[start:start + sup.batch_size]]
             pairs = contiguous_shard(batch_pairs, rank, world)
@@ -135,9 +148,11 @@ class SupervisedTrainer:
             self.optimizer.step()
             self.scheduler.step()
             total += batch_loss
+            trained += int(all_tokens)
             if on_step:
                 on_step(batch_loss)
         self.epoch += 1
+        self.target_tokens = trained
         return total / self.steps_per_epoch
 
     def state_dict(self) -> dict[str, Any]:
