@@ -6,7 +6,7 @@ import pytest
 
 from grue.config import load_config
 from grue.rewards.learned.comparisons import latest_answers, read_comparisons
-from grue.rewards.learned.schedules import LABELS_FILE, round_budgets
+from grue.rewards.learned.schedules import LABELS_FILE, online_label_target, schedule_rounds
 from grue.run.runner import Run
 
 
@@ -69,17 +69,44 @@ def test_a_run_killed_while_labelling_resumes_to_the_same_labels(tiny_imdb_args,
     assert again["reward_learning"] == first["reward_learning"] and again["metrics"] == first["metrics"]
 
 
-def test_round_budgets_split_the_labels_evenly():
-    assert round_budgets(10, 3) == [4, 3, 3] and sum(round_budgets(1000, 7)) == 1000
+def test_offline_and_batched_plans_split_the_budget():
+    assert [(r.start, r.labels) for r in schedule_rounds("offline", 250, 2)] == [(0.0, 250)]
+    assert [(r.start, r.labels) for r in schedule_rounds("batched", 10, 3)] == [(0.0, 3), (1 / 3, 6), (2 / 3, 10)]
 
 
-@pytest.mark.parametrize("extra, message", [
-    (["reward.schedule=nightly"], "reward.schedule must be one of"),
-    (["reward.schedule=offline", "reward.labeler=null"], "needs reward.labeler"),
+def test_online_plan_retrains_at_evenly_spaced_label_counts_where_l_of_n_reaches_them():
+    rounds = schedule_rounds("online", 1000, 4, initial_labels=200)
+    assert [r.labels for r in rounds] == [200, 400, 600, 800]
+    for r in rounds:  # Ziegler's l(n) at each round's start is its label count
+        assert online_label_target(r.start, 200, 1000) == pytest.approx(r.labels)
+    assert rounds[0].start == 0.0 and all(a.start < b.start for a, b in zip(rounds, rounds[1:]))
+
+
+def test_online_schedule_in_a_run_follows_the_plan(tiny_imdb_args):
+    path = run(schedule_args(tiny_imdb_args, "reward.schedule=online", "reward.labels=30", "reward.rounds=3",
+                             "reward.initial_labels=10"))
+    rounds = json.loads((path / "results.json").read_text())["reward_learning"]["rounds"]
+    assert [r["labels"] for r in rounds] == [10, 16, 23]
+    records = read_comparisons(path / LABELS_FILE)
+    sources = {q.query_id[:3]: q.candidates[0].source for q in records if q.labeler is None}
+    # 5 iterations: round 1 starts at 5 * (1 - sqrt(2/3)) = 0.92 -> iteration 1; round 2 at 2.11 -> iteration 3
+    assert sources["r1-"].endswith("@iteration1") and sources["r2-"].endswith("@iteration3")
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"schedule": "nightly"}, "reward.schedule must be one of"),
+    ({"labeler": None}, "needs reward.labeler"),
+    ({"initial_labels": 5000}, "reward.initial_labels must lie between"),
+    ({"name": "sentiment"}, "for reward=learned, not reward=sentiment"),
 ])
-def test_bad_schedule_settings_are_refused(tiny_imdb_args, extra, message):
+def test_bad_schedule_settings_are_refused(tiny_imdb_args, change, message):
     from grue.rewards.learned.schedules import check_schedule
 
-    cfg = load_config([*schedule_args(tiny_imdb_args), *extra])
+    from omegaconf import OmegaConf
+
+    cfg = load_config(schedule_args(tiny_imdb_args, "reward.schedule=offline"))
+    OmegaConf.set_readonly(cfg, False)
+    for key, value in change.items():  # set after loading: the config checks may refuse some of these earlier
+        cfg.reward[key] = value
     with pytest.raises(ValueError, match=message):
         check_schedule(cfg)

@@ -6,6 +6,10 @@
   the labels from the current policy (round 0: rho), retrains the reward model from scratch on all
   labels so far (fresh head on rho, one epoch), and RL continues against it, frozen, for the next
   1/rounds of the iterations.
+- `online` (Ziegler §2.3): labels follow l(n) = N0 + (N - N0)(1 - (1 - n/N_pi)^2) over the RL
+  iterations, and the reward model is retrained from scratch at `reward.rounds` evenly spaced label
+  counts (Ziegler: 20 models). With the mock labeler the labels arrive at once, so "requesting" a
+  label and receiving it are the same step.
 
 Files in the run directory: `labels/comparisons.jsonl` (queries and answers, append-only) and
 `reward_model/round<r>/` (the model, complete once its reward_model.json exists). Everything is
@@ -15,6 +19,8 @@ query, so a killed run continues where it stopped and ends with the same labels.
 from __future__ import annotations
 
 import copy
+import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
@@ -26,14 +32,36 @@ from grue.rewards.learned.queries import extend_queries, query_samples
 from grue.rewards.learned.reward import LearnedReward
 from grue.rewards.learned.training import TrainingSettings, fit_reward_model
 
-SCHEDULES = ("offline", "batched")
+SCHEDULES = ("offline", "batched", "online")
 LABELS_FILE = Path("labels") / "comparisons.jsonl"
 MODELS_DIR = Path("reward_model")
 
 
-def round_budgets(labels: int, rounds: int) -> list[int]:
-    """Labels collected in each round: the budget split as evenly as whole numbers allow."""
-    return [labels // rounds + (r < labels % rounds) for r in range(rounds)]
+@dataclass(frozen=True)
+class Round:
+    start: float  # share of the RL iterations done when the round begins
+    labels: int   # answered comparisons in all once the round has collected its share
+
+
+def online_label_target(n: float, initial: int, total: int) -> float:
+    """Ziegler's l(n): labels wanted before a share n of the RL episodes, N0 + (N - N0)(1 - (1 - n)^2)."""
+    return initial + (total - initial) * (1 - (1 - n) ** 2)
+
+
+def schedule_rounds(schedule: str, labels: int, rounds: int, initial_labels: Optional[int] = None) -> list[Round]:
+    """When each reward model is trained and on how many labels.
+
+    offline: one, on every label, before RL. batched: `rounds` equal shares at equal RL intervals.
+    online: `rounds` models (Ziegler: 20, the first before RL then 19 retrains) at evenly spaced label
+    counts L_j = N0 + (N - N0) j / rounds, each once l(n) reaches it, i.e. at n = 1 - sqrt(1 - j / rounds);
+    the labels l(n) would ask for after the last retrain are never used, so they are not collected.
+    """
+    if schedule == "offline":
+        return [Round(0.0, labels)]
+    if schedule == "batched":
+        return [Round(r / rounds, labels * (r + 1) // rounds) for r in range(rounds)]
+    initial = labels // rounds if initial_labels is None else initial_labels
+    return [Round(1 - math.sqrt(1 - j / rounds), initial + (labels - initial) * j // rounds) for j in range(rounds)]
 
 
 def check_schedule(cfg: Any) -> None:
@@ -46,6 +74,8 @@ def check_schedule(cfg: Any) -> None:
         raise ValueError("reward.schedule needs reward.labeler=<a registered reward as the mock labeler's oracle>")
     if r.labels < 2 or r.k < 2 or r.rounds < 1:
         raise ValueError("reward.labels and reward.k must be at least 2, reward.rounds at least 1")
+    if r.initial_labels is not None and not 2 <= r.initial_labels <= r.labels:
+        raise ValueError("reward.initial_labels must lie between 2 and reward.labels")
     if int(cfg.num_processes) > 1:
         raise ValueError("label schedules run in one process (num_processes=1)")
 
@@ -62,8 +92,8 @@ class ScheduledReward:
 
         self.cfg, self.run_dir, self.policy, self.train = cfg, Path(run_dir), policy, list(train)
         self.progress, self.say = progress, say
-        self.rounds = 1 if cfg.reward.schedule == "offline" else int(cfg.reward.rounds)
-        self.budgets = round_budgets(int(cfg.reward.labels), self.rounds)
+        self.plan = schedule_rounds(cfg.reward.schedule, int(cfg.reward.labels), int(cfg.reward.rounds),
+                                    cfg.reward.initial_labels)
         self.samples = {s.id: s for s in self.train}
         r = cfg.reward
         self.labeler = MockLabeler(build_named_reward(cfg, r.labeler), r.labeler_temperature, r.labeler_error_rate,
@@ -75,7 +105,7 @@ class ScheduledReward:
 
     # -- rounds ------------------------------------------------------------------------------------
     def _round_of(self, iteration: int, n_iters: int) -> int:
-        return min(self.rounds - 1, iteration * self.rounds // max(n_iters, 1))
+        return max(j for j, r in enumerate(self.plan) if r.start * n_iters <= iteration + 1e-9)
 
     def __call__(self, samples: Sequence[Sample], generations: Sequence[str]) -> list[float]:
         wanted = self._round_of(*self.progress())
@@ -122,7 +152,7 @@ class ScheduledReward:
         """Queries of round r from the current policy and the labeler's answers to them, appended as
         they are made; returns every answer of rounds 0..r."""
         path = self.run_dir / LABELS_FILE
-        n = self.budgets[r]
+        n = self.plan[r].labels - (self.plan[r - 1].labels if r else 0)
         source = self.cfg.model.policy if r == 0 else f"{self.run_dir.name}@iteration{self.progress()[0]}"
         prompts = query_samples(self.train, n, seed=int(self.cfg.seed) * 1009 + r)
         self.say(f"round {r}: {n} queries of {self.cfg.reward.k} candidates, labelled by {self.labeler.name}")
