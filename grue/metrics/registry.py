@@ -38,6 +38,7 @@ _SCORER_MODULES = (
     "grue.metrics.summac",
     "grue.metrics.parent",
     "grue.metrics.intent",
+    "grue.metrics.copying",
     "grue.rewards.sentiment",
 )
 

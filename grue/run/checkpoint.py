@@ -12,6 +12,10 @@ import torch
 from grue.runtime.process import rng_state, set_rng_state
 
 KEEP = 2
+
+
+class CheckpointWriteError(OSError):
+    """A checkpoint could not be written (a full disk, mostly); the half-written one is removed."""
 SHARDS = "shards"  # a sharded run's weights and optimizer state, one set of files per process
 
 
@@ -70,11 +74,20 @@ def _fresh_tmp(root: Path, step: int) -> Path:
 
 def _publish(tmp: Path, root: Path, step: int, state: dict[str, Any]) -> Path:
     final = _step_dir(root, step)
-    with open(tmp / "state.pt", "wb") as handle:  # fsync: a power cut must not leave a renamed empty file
-        torch.save({**state, "rng": rng_state()}, handle)
-        handle.flush()
-        os.fsync(handle.fileno())
-    (tmp / "COMPLETE").write_text("ok\n")
+    try:
+        with open(tmp / "state.pt", "wb") as handle:  # fsync: a power cut must not leave a renamed empty file
+            torch.save({**state, "rng": rng_state()}, handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        (tmp / "COMPLETE").write_text("ok\n")
+    except (OSError, RuntimeError) as err:
+        # torch's zip writer reports a failed write (ENOSPC) as a RuntimeError; anything else is a bug.
+        if not isinstance(err, OSError) and "write" not in str(err):
+            raise
+        shutil.rmtree(tmp, ignore_errors=True)
+        why = str(err).splitlines()[0] if str(err) else type(err).__name__
+        raise CheckpointWriteError(f"could not write checkpoint {final} ({why}): free space on that disk or choose "
+                                   "another output_dir=; the run resumes from its last complete checkpoint") from None
     shutil.rmtree(final, ignore_errors=True)
     tmp.rename(final)
     for _, old in _numbered(root)[:-KEEP]:

@@ -73,8 +73,12 @@ class RunDir:
         """The final model in the hub's layout; `state_dict` gives full tensors of a sharded model."""
         tmp = self.path / ".model.tmp"
         shutil.rmtree(tmp, ignore_errors=True)
-        policy.model.save_pretrained(tmp, state_dict=state_dict)
-        policy.tokenizer.save_pretrained(tmp)
+        try:
+            policy.model.save_pretrained(tmp, state_dict=state_dict)
+            policy.tokenizer.save_pretrained(tmp)
+        except BaseException:  # a full disk or a kill: no half-written model is left behind
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
         shutil.rmtree(self.model_dir, ignore_errors=True)
         tmp.rename(self.model_dir)
 

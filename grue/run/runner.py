@@ -18,6 +18,7 @@ from grue.results.writer import results_document
 from grue.rewards.learned.schedules import results_fields
 from grue.rl.trainer import NonFiniteError
 from grue.run.run_dir import RunDir
+from grue.run.signals import sigterm_as_interrupt
 from grue.runtime.process import configure_threads, device_of, seed_everything
 from grue.runtime.distributed import die_with_launcher, in_launched_process
 from grue.runtime.launch import lock_is_held_by_launcher, needs_relaunch, relaunch
@@ -79,6 +80,10 @@ class Run:
 
         if self.main:
             check_assets(self.cfg)  # before anything is written or trained
+        with sigterm_as_interrupt():  # a scheduler's or a sweep's stop ends the run as Ctrl-C does
+            return self._execute_locked()
+
+    def _execute_locked(self) -> Path:
         lock = self._lock()
         self._barrier()  # every rank starts once the main one holds the run
         try:
@@ -86,6 +91,10 @@ class Run:
                 return self.dir.path
             if self.accelerator is None:
                 return self._relaunch(lock)
+            if self.main and self.world == 1 and self.dir.results.exists():
+                rescored = self._rescore()
+                if rescored is not None:
+                    return rescored
             return self._execute()
         except NonFiniteError as err:
             kept = latest_step(self.dir.checkpoints)
@@ -137,8 +146,22 @@ class Run:
             return True
         if announce and self.dir.results.exists():
             console.print(f"[yellow]\\[grue] warning: {self.dir.results} is not a complete, valid results file "
-                          "(cut short?); the run is resumed and the file written again[/]", soft_wrap=True)
+                          "(cut short?); it is written again[/]", soft_wrap=True)
         return False
+
+    def _rescore(self) -> Path | None:
+        """A finished run's results.json was cut short: score its saved predictions again (grue/run/rescore.py)."""
+        from grue.run.rescore import rescore
+
+        path = rescore(self.cfg, self.dir, self.hash, self._initial_model_ref(), self.device)
+        if path is not None:
+            console.print(f"\\[grue] {self.dir.results} rewritten: the run's saved model and predictions were "
+                          "intact and are scored again; nothing was retrained", soft_wrap=True)
+        else:
+            console.print("[yellow]\\[grue] the run's model or saved predictions are missing or do not match its "
+                          "splits: it runs again, from its last checkpoint if one is left, else from the start "
+                          "(its logs are rewound to match)[/]", soft_wrap=True)
+        return path
 
     def _execute(self) -> Path:
         cfg = self.cfg
@@ -167,6 +190,7 @@ class Run:
             self._train_rl(policy, splits, scorers)
         final = {split: self._evaluate(policy, scorers, splits[split], split) for split in ("val", "test")}
         if self.main:
+            self.dir.drop_final_evaluation()  # of an earlier attempt cut short after logging it
             for split, ev in final.items():
                 atomic_write_jsonl(self.dir.predictions(split), ev.predictions)
                 append_jsonl(self.dir.eval_log, {"iteration": self.final_iteration, "split": split, "final": True,
@@ -179,6 +203,13 @@ class Run:
         return self.dir.path
 
     def _initial_model(self) -> str:
+        """The model training starts from; a warm-started run first trains (or reuses) its supervised run."""
+        if self.cfg.algo in WARM_STARTED and not self.cfg.model.supervised_init:
+            Run(load_config(_supervised_args(self.args)), _supervised_args(self.args)).execute()
+        return self._initial_model_ref()
+
+    def _initial_model_ref(self) -> str:
+        """Where the initial model is (for a warm start: its supervised run's model/), without making it."""
         cfg = self.cfg
         if cfg.algo not in WARM_STARTED:
             return cfg.model.supervised_init if (cfg.algo == "supervised" and cfg.model.supervised_init) \
@@ -186,8 +217,7 @@ class Run:
         if cfg.model.supervised_init:
             return cfg.model.supervised_init
         sup_cfg = load_config(_supervised_args(self.args))
-        sup_dir = Run(sup_cfg, _supervised_args(self.args)).execute()  # reused when it already exists
-        return str(sup_dir / "model")
+        return str(RunDir.for_config(sup_cfg, config_hash(sup_cfg)).model_dir)
 
     def _evaluate(self, policy: Any, scorers: Any, samples: list, split: str):
         gathered = self.sharding.gathered([policy.model]) if self.sharding else nullcontext()
@@ -232,6 +262,8 @@ class Run:
         if state:
             trainer.load_state_dict(state)
             console.print(f"\\[grue] resumed supervised training after epoch {trainer.epoch}")
+        if self.main:  # the log matches the state resumed from (epoch 0 when there was no checkpoint)
+            self.dir.truncate_logs(trainer.epoch, key="epoch")
         while trainer.epoch < cfg.supervised.epochs:
             with self._bar(f"supervised epoch {trainer.epoch + 1}/{cfg.supervised.epochs}",
                            trainer.steps_per_epoch) as bar:
@@ -266,9 +298,9 @@ class Run:
         state = load_latest(self.dir.checkpoints)
         if state:
             trainer.load_state_dict(state)
-            if self.main:
-                self.dir.truncate_logs(trainer.iteration)
             console.print(f"\\[grue] resumed at iteration {trainer.iteration}/{trainer.n_iters}")
+        if self.main:  # the logs match the state resumed from (iteration 0 when there was no checkpoint)
+            self.dir.truncate_logs(trainer.iteration)
         last_val = next((r["metrics"] for r in reversed(read_jsonl(self.dir.eval_log)) if r["split"] == "val"), None)
         with self._bar(f"{cfg.algo} {cfg.task}", trainer.n_iters, trainer.iteration) as bar:
             while trainer.iteration < trainer.n_iters:
