@@ -71,8 +71,8 @@ class LMPolicy:
         raise NotImplementedError
 
     def mask_processor(self, mask_model: Any, prompts: PromptBatch, top_p: float, min_tokens_to_keep: int,
-                       never_mask: Iterable[int]) -> LogitsProcessor:
-        """The NLPO mask for one generate() call over `prompts`, run by `mask_model`."""
+                       never_mask: Iterable[int], beams: int = 1) -> LogitsProcessor:
+        """The NLPO mask for one generate() call over `prompts` (`beams` rows each), run by `mask_model`."""
         raise NotImplementedError
 
     # -- shared ----------------------------------------------------------------------------------
@@ -108,10 +108,11 @@ class LMPolicy:
         return {}
 
     @torch.no_grad()
-    def generate_text(self, prompts: PromptBatch, gen: Any) -> list[str]:
-        """Evaluation decoding (sampling or beam search); no per-step records."""
+    def generate_text(self, prompts: PromptBatch, gen: Any, processors: Sequence[Any] = ()) -> list[str]:
+        """Evaluation decoding (sampling or beam search; an NLPO run's mask in `processors`); no records."""
         out = self.model.generate(input_ids=prompts.input_ids, attention_mask=prompts.attention_mask,
-                                  generation_config=self.generation_config(gen))
+                                  generation_config=self.generation_config(gen),
+                                  logits_processor=LogitsProcessorList(list(processors)))
         actions = self._actions(out, prompts)
         return self.decode(actions, valid_actions(actions, self.eos_id))
 

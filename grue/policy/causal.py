@@ -55,5 +55,5 @@ class CausalPolicy(LMPolicy):
         return copy.deepcopy(model.get_decoder() if hasattr(model, "get_decoder") else model.base_model)
 
     def mask_processor(self, mask_model: Any, prompts: PromptBatch, top_p: float, min_tokens_to_keep: int,
-                       never_mask: Iterable[int]) -> CausalMaskProcessor:
-        return CausalMaskProcessor(mask_model, prompts, top_p, min_tokens_to_keep, never_mask)
+                       never_mask: Iterable[int], beams: int = 1) -> CausalMaskProcessor:
+        return CausalMaskProcessor(mask_model, prompts, top_p, min_tokens_to_keep, never_mask, beams)

@@ -1,7 +1,9 @@
 """The NLPO mask as a generation-time logits processor that runs the masking model incrementally.
 
 The masking model keeps its own KV cache, so each step costs one cached forward of one token,
-like the policy itself. Tokens outside the masking model's top-p set get -inf in the policy's
+like the policy itself. Under beam search (NLPO evaluated with the task's beam decoding) generate()
+reorders the beams at every step, which a cache cannot follow: the masking model then reads each
+beam's whole sequence again at every step. Tokens outside the masking model's top-p set get -inf in the policy's
 scores before sampling; generate() then records those scores, so the same mask is stored with the
 rollout and reused in the PPO loss. The two architectures differ only in how the masking model
 takes the next token: a decoder-only model extends prompt + actions; an encoder-decoder encodes
@@ -20,9 +22,12 @@ from grue.rl.nlpo_mask import apply_mask, top_p_mask
 
 class _MaskProcessor(LogitsProcessor):
     def __init__(self, mask_model: Any, prompts: PromptBatch, top_p: float, min_tokens_to_keep: int,
-                 never_mask: Iterable[int]) -> None:
+                 never_mask: Iterable[int], beams: int = 1) -> None:
         self.mask_model = mask_model
-        self.prompts = prompts
+        # generate() runs `beams` rows per prompt, next to each other
+        self.prompts = prompts if beams == 1 else prompts.select(
+            torch.arange(prompts.input_ids.shape[0], device=prompts.input_ids.device).repeat_interleave(beams))
+        self.beams = beams
         self.top_p = top_p
         self.min_tokens_to_keep = min_tokens_to_keep
         self.never_mask = list(never_mask)
@@ -42,11 +47,17 @@ class _MaskProcessor(LogitsProcessor):
 
     @torch.no_grad()
     def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
+        if self.beams > 1:  # no cache: every call starts again from the prompts
+            self.cache, self.seen = None, 0
+            self._restart()
         logits = self._next_logits(input_ids[:, self.seen:])
         self.seen = input_ids.shape[1]
         keep = top_p_mask(logits.float(), self.top_p, self.min_tokens_to_keep, self.never_mask)
         self._count(scores, keep)
         return apply_mask(scores, keep)
+
+    def _restart(self) -> None:
+        """Forget what earlier calls fed the masking model (beam search: the beams were reordered)."""
 
     def _count(self, scores: torch.Tensor, keep: torch.Tensor) -> None:
         candidates = torch.isfinite(scores)
@@ -64,9 +75,13 @@ class CausalMaskProcessor(_MaskProcessor):
         super().__init__(*args, **kwargs)
         self.attention = self.prompts.attention_mask
 
+    def _restart(self) -> None:
+        self.attention = self.prompts.attention_mask
+
     def _next_logits(self, new: torch.Tensor) -> torch.Tensor:
-        if self.cache is not None:  # tokens generated since the last call are real (or padding after EOS)
-            self.attention = torch.cat([self.attention, torch.ones_like(new)], dim=1)
+        generated = new.shape[1] - (self.prompts.input_ids.shape[1] if self.cache is None else 0)
+        if generated > 0:  # tokens generated since the last call are real (or padding after EOS)
+            self.attention = torch.cat([self.attention, torch.ones_like(new[:, -generated:])], dim=1)
         pos = position_ids(self.attention)[:, -new.shape[1]:]
         out = self.mask_model(input_ids=new, attention_mask=self.attention, position_ids=pos,
                               cache=self.cache, use_cache=True)
@@ -87,6 +102,6 @@ class Seq2SeqMaskProcessor(_MaskProcessor):
             self.encoder_outputs = self.mask_model.get_encoder()(
                 input_ids=self.prompts.input_ids, attention_mask=self.prompts.attention_mask)
         out = self.mask_model(encoder_outputs=self.encoder_outputs, attention_mask=self.prompts.attention_mask,
-                              decoder_input_ids=new, cache=self.cache, use_cache=True)
+                              decoder_input_ids=new, cache=self.cache, use_cache=self.beams == 1)
         self.cache = out.past_key_values
         return out.logits[:, -1]

@@ -96,5 +96,5 @@ class Seq2SeqPolicy(LMPolicy):
         return encoder_decoder_trunk(self.model)
 
     def mask_processor(self, mask_model: Any, prompts: PromptBatch, top_p: float, min_tokens_to_keep: int,
-                       never_mask: Iterable[int]) -> Seq2SeqMaskProcessor:
-        return Seq2SeqMaskProcessor(mask_model, prompts, top_p, min_tokens_to_keep, never_mask)
+                       never_mask: Iterable[int], beams: int = 1) -> Seq2SeqMaskProcessor:
+        return Seq2SeqMaskProcessor(mask_model, prompts, top_p, min_tokens_to_keep, never_mask, beams)

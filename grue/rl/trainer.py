@@ -85,14 +85,23 @@ class RLTrainer:
         return out
 
     # -- one iteration -----------------------------------------------------------------------------
-    def _processors(self, prompts):
-        if not self.nlpo:
-            return ()
-        mask = self.policy.mask_processor(self.mask_model, prompts, self.cfg.nlpo.top_p,
-                                          self.cfg.nlpo.min_tokens_to_keep, self.policy.special_token_ids())
-        mask.top_k = int(self.cfg.rollout.top_k or 0)
+    def _mask(self, prompts: Any, gen: Any, beams: int = 1) -> Any:
+        nlpo = self.cfg.nlpo
+        mask = self.policy.mask_processor(self.mask_model, prompts, nlpo.top_p, nlpo.min_tokens_to_keep,
+                                          self.policy.special_token_ids(), beams)
+        mask.top_k = int(gen.top_k or 0) if gen.do_sample else 0
+        return mask
+
+    def _processors(self, prompts: Any) -> list[Any]:
+        """The rollout's NLPO mask for one generate() call; its statistics are logged per iteration."""
+        mask = self._mask(prompts, self.cfg.rollout)
         self._masks.append(mask)
         return [mask]
+
+    def eval_processors(self, prompts: Any) -> list[Any]:
+        """The NLPO mask for evaluation decoding (`nlpo.mask_at_eval`), with the current masking model:
+        the reference code evaluates NLPO through the same masked generation it samples with."""
+        return [self._mask(prompts, self.cfg.generation, int(self.cfg.generation.num_beams))]
 
     def _mask_bound_fraction(self) -> dict[str, float]:
         """Share of this iteration's sampling steps at which the NLPO mask changed the candidates."""

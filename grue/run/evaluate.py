@@ -37,18 +37,22 @@ class SplitEvaluation:
 
 
 @torch.no_grad()
-def generate(policy: Any, samples: Sequence[Sample], gen_cfg: Any, batch_size: int, progress: Any = None) -> list[str]:
+def generate(policy: Any, samples: Sequence[Sample], gen_cfg: Any, batch_size: int, progress: Any = None,
+             make_processors: Any = None) -> list[str]:
+    """`make_processors(prompts)`: logits processors for one batch (an NLPO run's mask), or None."""
     out: list[str] = []
     for start in range(0, len(samples), batch_size):
         chunk = samples[start:start + batch_size]
-        out.extend(policy.generate_text(policy.encode([s.prompt for s in chunk]), gen_cfg))
+        prompts = policy.encode([s.prompt for s in chunk])
+        out.extend(policy.generate_text(prompts, gen_cfg, make_processors(prompts) if make_processors else ()))
         if progress is not None:
             progress(len(chunk))
     return out
 
 
 def evaluate_split(cfg: Any, policy: Any, scorers: ScorerSet | None, samples: Sequence[Sample], progress: Any = None,
-                   generator_seed: int | None = None, accelerator: Any = None) -> SplitEvaluation:
+                   generator_seed: int | None = None, accelerator: Any = None,
+                   make_processors: Any = None) -> SplitEvaluation:
     """Sampling during evaluation uses a fixed seed, so the same model gives the same scores.
 
     With several processes each rank generates for its block of the samples, the generations are
@@ -62,7 +66,7 @@ def evaluate_split(cfg: Any, policy: Any, scorers: ScorerSet | None, samples: Se
     state = torch.get_rng_state()
     torch.manual_seed((cfg.seed if generator_seed is None else generator_seed) + 7919 * rank)
     try:
-        generations = generate(policy, local, cfg.generation, cfg.eval.batch_size, progress)
+        generations = generate(policy, local, cfg.generation, cfg.eval.batch_size, progress, make_processors)
     finally:
         torch.set_rng_state(state)  # evaluation must not shift the training random stream
     generations = gather_texts(accelerator, generations)

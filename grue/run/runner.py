@@ -46,6 +46,7 @@ class Run:
         self.device = device_of(cfg)
         self.started = time.time()
         self.final_iteration = 0
+        self.eval_mask = None  # an NLPO run's RLTrainer when it evaluates with its mask (nlpo.mask_at_eval)
         self.accelerator, self.main, self.world = None, True, 1
         self.shard_mode, self.sharding = None, None  # grue.runtime.sharding: set when parameters are sharded
         if not needs_relaunch(cfg):  # the launching process of an N-process run needs no engine of its own
@@ -220,10 +221,12 @@ class Run:
         return str(RunDir.for_config(sup_cfg, config_hash(sup_cfg)).model_dir)
 
     def _evaluate(self, policy: Any, scorers: Any, samples: list, split: str):
-        gathered = self.sharding.gathered([policy.model]) if self.sharding else nullcontext()
+        mask = self.eval_mask
+        models = [policy.model] + ([mask.mask_model] if mask else [])
+        gathered = self.sharding.gathered(models) if self.sharding else nullcontext()
         with self._bar(f"evaluating {split}", len(samples)) as bar, gathered:  # sharded: whole while generating
             return evaluate_split(self.cfg, policy, scorers, samples, progress=bar.advance,
-                                  accelerator=self.accelerator)
+                                  accelerator=self.accelerator, make_processors=mask.eval_processors if mask else None)
 
     def _start_sharding(self) -> Any:
         """The run's Sharding when its parameters are to be sharded (several processes and a shard mode)."""
@@ -292,6 +295,7 @@ class Run:
                                   lambda: (trainer.iteration, trainer.n_iters), lambda m: console.print(f"\\[grue] {m}"))
         trainer = RLTrainer(cfg, policy, ref_model, value, reward, splits["train"], self.accelerator,
                             nlpo=nlpo, sharding=self._start_sharding())
+        self.eval_mask = trainer if nlpo and cfg.nlpo.mask_at_eval else None
         note = loose_mask_note(int(cfg.rollout.top_k or 0), cfg.nlpo.min_tokens_to_keep) if nlpo else None
         if note:  # only the main process's console speaks
             console.print(f"[yellow]\\[grue] note: {note}[/]", soft_wrap=True)
