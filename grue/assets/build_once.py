@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
+from grue.storage.atomic import umask_mode
 from grue.storage.lock import RunLock
 
 
@@ -21,6 +22,7 @@ def build_once(target: Path, build: Callable[[Path], None], marker: str = "confi
         if (target / marker).exists():  # built by another process while this one waited
             return target
         tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
+        tmp.chmod(umask_mode(directory=True))  # mkdtemp's 0700 would lock colleagues out of a shared cache
         try:
             build(tmp)
             shutil.rmtree(target, ignore_errors=True)

@@ -28,6 +28,7 @@ _USER_ERRORS = {
     "grue.config.load": ("ConfigError",),
     "grue.assets.errors": ("AssetMissing",),
     "grue.sweep.grid": ("SweepError",),
+    "grue.run.checkpoint": ("CheckpointWriteError",),
     "grue.storage.lock": ("RunBusy",),
     "grue.storage.writable": ("NotWritable",),
     "grue.rl.trainer": ("NonFiniteError",),

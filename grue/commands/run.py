@@ -10,14 +10,15 @@ from grue.run.display import console
 def run_command(args: Sequence[str], cfg: Any) -> None:
     """Run, or resume, one run; grue's own errors (a missing asset, a non-finite loss) reach the CLI's handler."""
     from grue.run.runner import Run
+    from grue.run.signals import Terminated
     from grue.storage.writable import check_writable_dir
 
     check_writable_dir(Path(cfg.output_dir), "output_dir")
     try:
         path = Run(cfg, args).execute()
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as err:  # Ctrl-C, or SIGTERM (grue.run.signals): the run.json says interrupted
         console.print("[yellow]\\[grue] interrupted; run the same command again to resume from the last checkpoint[/]")
-        raise SystemExit(130)
+        raise SystemExit(143 if isinstance(err, Terminated) else 130)  # the shells' codes for SIGTERM and SIGINT
     console.print(f"[green]\\[grue] done: {path}/results.json[/]")
     print_metrics(path)
 

@@ -6,7 +6,7 @@ import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from grue.storage.atomic import atomic_write_json, atomic_write_text, read_jsonl
 from grue.storage.lock import RunLock
@@ -45,16 +45,33 @@ class RunDir:
         return RunLock(self.path / ".lock")
 
     def status(self) -> dict:
-        """run.json: running, complete, failed (with its error) or interrupted; {} when never started."""
+        """run.json: running, complete, failed (with its error) or interrupted; {} when never started.
+
+        A run killed outright (kill -9, a node lost) cannot update its run.json, which still says
+        "running"; its lock is free, though (the kernel drops it with the process), so such a run is
+        reported as interrupted, which is what it is: the same command resumes it.
+        """
         try:
-            return json.loads((self.path / "run.json").read_text(encoding="utf-8"))
+            status = json.loads((self.path / "run.json").read_text(encoding="utf-8"))
         except (ValueError, OSError):
             return {}
+        if isinstance(status, dict) and status.get("status") == "running" and not self.lock().is_held():
+            return {**status, "status": "interrupted",
+                    "error": "its process died (run.json says running, but nothing holds the run's lock); "
+                             "run the same command again to resume"}
+        return status if isinstance(status, dict) else {}
 
     def fail(self, error: str, status: str = "failed") -> None:
-        """Record why a run stopped, for `grue sweep` and for the user who finds the directory later."""
+        """Record why a run stopped, for `grue sweep` and for the user who finds the directory later.
+
+        Best effort: on a full disk the record cannot be written either, and the original error, not
+        this one, is what the user must see (a reader still tells the dead run by its free lock).
+        """
         if self.path.exists():
-            atomic_write_json(self.path / "run.json", {"status": status, "error": error, "updated": time.time()})
+            try:
+                atomic_write_json(self.path / "run.json", {"status": status, "error": error, "updated": time.time()})
+            except OSError:
+                pass
 
     def start(self, config_yaml: str, config_hash: str) -> None:
         self.path.mkdir(parents=True, exist_ok=True)
@@ -62,12 +79,20 @@ class RunDir:
         atomic_write_text(self.path / "config_hash.txt", config_hash + "\n")
         atomic_write_json(self.path / "run.json", {"status": "running", "updated": time.time()})
 
-    def truncate_logs(self, iteration: int) -> None:
-        """After a resume, drop log lines written past the checkpoint (they will be produced again)."""
+    def truncate_logs(self, step: int, key: str = "iteration") -> None:
+        """Rewind the logs to the state a run resumes from (`step` of `key`, 0 when it starts afresh): lines
+        past it, and the final evaluation's, will be written again, and must not be counted twice."""
+        self._keep_log_rows(lambda row: row.get(key, 0) <= step and not row.get("final"))
+
+    def drop_final_evaluation(self) -> None:
+        """Before the final evaluation is logged: the lines of an earlier one (cut short) go."""
+        self._keep_log_rows(lambda row: not row.get("final"))
+
+    def _keep_log_rows(self, keep: Callable[[dict], bool]) -> None:
+        """Rewritten whole, which also drops a line torn by a kill (the next line would be glued to it)."""
         for log in (self.train_log, self.eval_log):
-            rows = [r for r in read_jsonl(log) if r.get("iteration", 0) <= iteration]
             if log.exists():
-                atomic_write_text(log, "".join(json.dumps(r) + "\n" for r in rows))
+                atomic_write_text(log, "".join(json.dumps(row) + "\n" for row in read_jsonl(log) if keep(row)))
 
     def save_model(self, policy: Any, state_dict: Optional[dict] = None) -> None:
         """The final model in the hub's layout; `state_dict` gives full tensors of a sharded model."""

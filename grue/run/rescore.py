@@ -1,0 +1,63 @@
+"""A finished run whose results.json is cut short: score its saved predictions again, do not retrain.
+
+Training is over when a run's results.json is written (its checkpoints are gone by then), so retraining
+would cost the whole run and, with sampling on another machine, might not even give the same model.
+The generations are already on disk: when `model/` (or, for a run that trains nothing, its initial
+model) and both predictions files are intact and match the task's splits id for id, scoring them
+again gives the same metrics the lost file held.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Optional, Sequence
+
+from grue.data.sample import Sample
+from grue.run.run_dir import RunDir
+from grue.storage.atomic import read_jsonl
+
+SPLITS = ("val", "test")
+
+
+def saved_generations(run_dir: RunDir, samples: Sequence[Sample], split: str) -> Optional[list[str]]:
+    """The generations of `split` from predictions/<split>.jsonl, when the file holds exactly the split's ids
+    in order; None otherwise (missing, torn, or from another version of the data)."""
+    rows = read_jsonl(run_dir.predictions(split))
+    if [row.get("id") for row in rows] != [s.id for s in samples]:
+        return None
+    generations = [row.get("generation") for row in rows]
+    return generations if all(isinstance(g, str) for g in generations) else None
+
+
+def scoring_model(cfg: Any, run_dir: RunDir, init_model: str) -> Optional[str]:
+    """The model whose predictions these are: the saved final model, or the initial one when the run
+    trains nothing (zero-shot, or a published supervised checkpoint); None when it is gone."""
+    if run_dir.model_dir.is_dir():
+        return str(run_dir.model_dir)
+    if cfg.algo == "zero_shot" or (cfg.algo == "supervised" and cfg.model.supervised_init):
+        return init_model
+    return None
+
+
+def rescore(cfg: Any, run_dir: RunDir, config_hash: str, init_model: str, device: str) -> Optional[Path]:
+    """Rewrite results.json from the saved predictions; None (nothing written) when they cannot stand in."""
+    from grue.policy.load import load_policy
+    from grue.results.writer import results_document
+    from grue.run.evaluate import build_task_scorers, score_generations
+    from tasks import get_task
+
+    started = time.time()
+    model = scoring_model(cfg, run_dir, init_model)
+    if model is None:
+        return None
+    task = get_task(cfg.task)
+    splits = task.loader(cfg)
+    generations = {split: saved_generations(run_dir, splits[split], split) for split in SPLITS}
+    if any(g is None for g in generations.values()):
+        return None
+    policy = load_policy(cfg, model, device)  # perplexity is scored under the model that generated
+    scorers = build_task_scorers(cfg, policy, device)
+    metrics = {split: score_generations(scorers, splits[split], generations[split]).metrics for split in SPLITS}
+    run_dir.finish(results_document(cfg, task, config_hash, init_model, metrics,
+                                    {split: len(splits[split]) for split in SPLITS}, scorers, time.time() - started))
+    return run_dir.path
