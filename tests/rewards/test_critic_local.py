@@ -18,7 +18,7 @@ def test_shared_head_ends_at_a_line_boundary():
 
 
 def test_answers_with_the_cached_head_equal_plain_greedy_answers(tiny_model_dirs):
-    critic = LocalLMCritic(tiny_model_dirs.policy, max_new_tokens=6)
+    critic = LocalLMCritic(tiny_model_dirs.policy, max_new_tokens=6, batch_size=2)  # one batch with a padded tail
     prompts = [HEAD + "Text: dogs run in the park", HEAD + "Text: a boring mess", HEAD + "Text: I highly recommend"]
     answers = critic.judge(prompts)
     assert critic._head[0] == HEAD  # encoded once, reused for all three
@@ -27,7 +27,7 @@ def test_answers_with_the_cached_head_equal_plain_greedy_answers(tiny_model_dirs
 
 
 def test_the_head_is_encoded_once_and_each_prompt_feeds_only_its_own_tokens(tiny_model_dirs, monkeypatch):
-    critic = LocalLMCritic(tiny_model_dirs.policy, max_new_tokens=2)
+    critic = LocalLMCritic(tiny_model_dirs.policy, max_new_tokens=2, batch_size=1)
     fed = []
     real_forward = critic.model.forward
     monkeypatch.setattr(critic.model, "forward", lambda *a, **k: fed.append(k["input_ids"].shape[1]) or
@@ -37,6 +37,12 @@ def test_the_head_is_encoded_once_and_each_prompt_feeds_only_its_own_tokens(tiny
     head_tokens = len(critic.tokenizer(HEAD)["input_ids"])
     tails = [len(critic.tokenizer(p)["input_ids"]) - head_tokens for p in prompts]
     assert fed == [head_tokens, tails[0], 1, tails[1], 1]  # head; then per prompt its tail and one decode step
+
+
+def test_prompts_without_a_shared_head_are_answered_as_plain_batches(tiny_model_dirs):
+    critic = LocalLMCritic(tiny_model_dirs.policy, max_new_tokens=5, batch_size=2)
+    prompts = ["dogs run in the park", "a boring mess"]
+    assert critic.judge(prompts) == [plain_greedy(critic, p) for p in prompts]
 
 
 def test_an_encoder_decoder_critic_answers_in_batches(tiny_t5_dir):

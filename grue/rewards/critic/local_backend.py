@@ -70,26 +70,41 @@ class LocalLMCritic:
                 return "", None, None
             ids = self._ids(head)
             out = self.model(input_ids=ids, use_cache=True)
-            self._head = (head, ids, out.get("cache", out.get("past_key_values")))
+            self._head = (head, ids, out["cache"] if "cache" in out else out["past_key_values"])
         return self._head
 
     @torch.inference_mode()
     def judge(self, prompts: Sequence[str]) -> list[Optional[str]]:
         texts = [self._as_input(p) for p in prompts]
+        chunks = [texts[s:s + self.batch_size] for s in range(0, len(texts), self.batch_size)]
         if self.encoder_decoder:
-            return [a for s in range(0, len(texts), self.batch_size) for a in self._batch(texts[s:s + self.batch_size])]
+            return [a for chunk in chunks for a in self._batch(chunk)]
         head, head_ids, cache = self._head_cache(texts)
-        answers = []
-        for text in texts:
-            ids = torch.cat([head_ids, self._ids(text[len(head):])], dim=1) if head else self._ids(text)
-            reuse = {_cache_argument(): copy.deepcopy(cache)} if head else {}
-            out = self.model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), **reuse, **self._greedy())
-            answers.append(self.tokenizer.decode(out[0, ids.shape[1]:], skip_special_tokens=True))
-        return answers
+        if not head:
+            return [a for chunk in chunks for a in self._batch(chunk)]
+        return [a for chunk in chunks for a in self._batch_after_head(head_ids, cache, [t[len(head):] for t in chunk])]
+
+    def _batch_after_head(self, head_ids: torch.Tensor, cache: Any, tails: Sequence[str]) -> list[str]:
+        """Answers for head + each tail, the head's cache copied for every row. Tails are padded on
+        their left, between head and tail, and masked there, so every row reads head then its tail."""
+        tail_ids = [self._ids(tail)[0] for tail in tails]
+        head, width = head_ids[0], max(len(t) for t in tail_ids)
+        gaps = [head.new_full((width - len(t),), self.tokenizer.pad_token_id) for t in tail_ids]
+        ids = torch.stack([torch.cat([head, gap, t]) for gap, t in zip(gaps, tail_ids)])
+        mask = torch.stack([torch.cat([torch.ones_like(head), torch.zeros_like(gap), torch.ones_like(t)])
+                            for gap, t in zip(gaps, tail_ids)])
+        rows_cache = copy.deepcopy(cache)
+        rows_cache.batch_repeat_interleave(len(tails))
+        out = self.model.generate(input_ids=ids, attention_mask=mask, **{_cache_argument(): rows_cache}, **self._greedy())
+        return self.tokenizer.batch_decode(out[:, ids.shape[1]:], skip_special_tokens=True)
 
     def _batch(self, texts: Sequence[str]) -> list[str]:
-        batch = self.tokenizer(list(texts), return_tensors="pt", padding=True).to(self.device)
-        return self.tokenizer.batch_decode(self.model.generate(**batch, **self._greedy()), skip_special_tokens=True)
+        """Answers for whole prompts, padded on the left."""
+        batch = self.tokenizer(list(texts), return_tensors="pt", padding=True,
+                               add_special_tokens=not self.chat).to(self.device)
+        out = self.model.generate(**batch, **self._greedy())
+        return self.tokenizer.batch_decode(out if self.encoder_decoder else out[:, batch["input_ids"].shape[1]:],
+                                           skip_special_tokens=True)
 
     def _greedy(self) -> dict[str, Any]:
         return {"do_sample": False, "max_new_tokens": self.max_new_tokens, "pad_token_id": self.tokenizer.pad_token_id,
