@@ -5,7 +5,7 @@
     grue human report study=studies/imdb [qualify=yes] [alpha_level=interval]
     grue human export study=studies/imdb out=batch.csv
     grue human import study=studies/imdb results=batch_results.csv
-    grue human export-comparisons study=studies/cmp out=comparisons.jsonl
+    grue human export-comparisons study=studies/cmp out=comparisons.jsonl [qualify=yes]
 """
 from __future__ import annotations
 
@@ -126,3 +126,59 @@ def report_command(args: Pairs = typer.Argument(None, help=(
     atomic_write_json(out / "report.json", to_json(report))
     typer.echo(text)
     typer.echo(f"wrote {out / 'report.md'}, {out / 'report.html'}, {out / 'report.json'}")
+
+
+@human_app.command("export")
+def export_command(args: Pairs = typer.Argument(None, help="study=DIR out=FILE.csv")) -> None:
+    """Write the study as a crowdsourcing batch CSV: one row per assignment, the item's fields as columns."""
+    from grue.human.crowd_export import batch_csv
+    from grue.storage.atomic import atomic_write_text
+
+    options = parse_pairs(args or [], {"study", "out"})
+    study = _study(options)
+    if "out" not in options:
+        _fail("out=FILE.csv is required")
+    atomic_write_text(Path(options["out"]), batch_csv(study))
+    typer.echo(f"wrote {options['out']}: {len(study.items) * study.raters_per_item} assignments; "
+               "import the platform's results with `grue human import`")
+
+
+@human_app.command("import")
+def import_command(args: Pairs = typer.Argument(None, help="study=DIR results=FILE.csv [platform=mturk]")) -> None:
+    """Add a platform's results CSV to the study's answers (all rows or none)."""
+    from grue.human.crowd_import import ImportRefused, import_results
+
+    options = parse_pairs(args or [], {"study", "results", "platform"})
+    study = _study(options)
+    if "results" not in options:
+        _fail("results=FILE.csv is required")
+    try:
+        stored = import_results(study, Path(options["results"]), options.get("platform", "mturk"))
+    except ImportRefused as err:
+        _fail(str(err))
+    typer.echo(f"imported {stored} answers into {study.db_path}")
+
+
+@human_app.command("export-comparisons")
+def export_comparisons_command(args: Pairs = typer.Argument(None, help=(
+        "study=DIR out=comparisons.jsonl [qualify=yes|no]"))) -> None:
+    """Append a comparisons study's answers to a learned-reward comparisons file (docs/learned_rewards.md)."""
+    from grue.human.comparisons_export import export_comparisons
+    from grue.human.frame import choices_frame
+    from grue.human.qualification import unqualified
+    from grue.human.study import StudyError
+
+    options = parse_pairs(args or [], {"study", "out", "qualify"})
+    study = _study(options)
+    if "out" not in options:
+        _fail("out=FILE.jsonl is required")
+    if options.get("qualify", "no") not in ("yes", "no"):
+        _fail(f"qualify={options['qualify']!r}: use yes|no")
+    excluded = set(unqualified(choices_frame(study), "comparisons")) \
+        if options.get("qualify") == "yes" and study.kind == "comparisons" else set()
+    try:
+        written = export_comparisons(study, Path(options["out"]), excluded)
+    except StudyError as err:
+        _fail(str(err))
+    typer.echo(f"appended {written} comparisons to {options['out']}"
+               + (f" ({len(excluded)} unqualified raters left out)" if excluded else ""))

@@ -17,7 +17,8 @@ RATING_COLUMNS = ["rater", "item", "sample", "system", "label", "axis", "value",
 CHOICE_COLUMNS = ["rater", "item", "sample", "chosen", "label", "k", "seconds", "source", "gold", "correct"]
 
 
-def _rows(study: Study) -> list[dict]:
+def stored_answers(study: Study) -> list[dict]:
+    """Every stored answer in the order it was stored: rater, item, answer (parsed), seconds, source."""
     engine = open_database(study.db_path)
     with engine.begin() as conn:
         stored = conn.execute(select(answers.c.rater_id, answers.c.item_id, answers.c.answer, answers.c.seconds,
@@ -30,7 +31,7 @@ def _rows(study: Study) -> list[dict]:
 def ratings_frame(study: Study) -> pd.DataFrame:
     """Long table of ratings; `gold` holds the expected value on attention checks, NaN elsewhere."""
     out = []
-    for row in _rows(study):
+    for row in stored_answers(study):
         item = study.items[row["item"]]
         system = item.candidates[0].system
         label = study.system_label(system) if item.gold is None else "gold"
@@ -44,7 +45,7 @@ def ratings_frame(study: Study) -> pd.DataFrame:
 def choices_frame(study: Study) -> pd.DataFrame:
     """One row per comparison judgment; `correct` says whether an attention check was passed."""
     out = []
-    for row in _rows(study):
+    for row in stored_answers(study):
         item = study.items[row["item"]]
         chosen = item.candidates[row["answer"]["choice"]].system
         gold = item.gold is not None

@@ -25,8 +25,10 @@ def _integer(name: str, raw: str | None) -> int:
         raise AnswerRefused(f"{name} must be a whole number, got {raw!r}") from None
 
 
-def parse_answer(study: Study, item: Item, fields: Mapping[str, str], shown_order: Sequence[int]) -> dict[str, int]:
-    """The answer to store for `item`; any missing, extra or out-of-range field is an AnswerRefused."""
+def parse_answer(study: Study, item: Item, fields: Mapping[str, str],
+                 shown_order: Sequence[int]) -> dict[str, int | list[int]]:
+    """The answer to store for `item`; any missing, extra or out-of-range field is an AnswerRefused.
+    A comparison keeps the order the rater saw (`order`), for position-bias checks and exports."""
     expected = set(study.axes) if study.kind == "ratings" else {"choice"}
     missing, extra = expected - set(fields), set(fields) - expected
     if missing:
@@ -43,4 +45,4 @@ def parse_answer(study: Study, item: Item, fields: Mapping[str, str], shown_orde
     position = _integer("choice", fields["choice"])
     if not 0 <= position < len(item.candidates):
         raise AnswerRefused(f"choice must be one of the {len(item.candidates)} candidates shown, got {position}")
-    return {"choice": shown_order[position]}
+    return {"choice": shown_order[position], "order": list(shown_order)}

@@ -1,0 +1,48 @@
+"""A study as a crowdsourcing batch: the CSV layout platforms such as Mechanical Turk take as batch
+input, one row per assignment, each column a field the task template shows (`${text}`).
+
+Every item appears once per rater slot (`assignment` 1..raters per item), attention checks
+included. Comparison candidates are shuffled per row with the study seed; the import maps a
+row's `choice` back through the same order. No column names the system behind a text.
+"""
+from __future__ import annotations
+
+import csv
+import io
+
+from grue.human.order import candidate_order
+from grue.human.study import Item, Study
+
+CSV_RATER_PREFIX = "csv-slot-"  # the "rater" a row's candidate order is seeded with
+
+
+def csv_order(study: Study, item: Item, assignment: int) -> list[int]:
+    return candidate_order(study.seed, f"{CSV_RATER_PREFIX}{assignment}", item.id, len(item.candidates))
+
+
+def batch_rows(study: Study) -> list[dict[str, str]]:
+    """The batch input rows; comparison rows carry candidate_0..candidate_{k-1} in their shown order."""
+    show_prompt = bool(study.protocol["show_prompt"])
+    rows = []
+    for item in study.items.values():
+        for assignment in range(1, study.raters_per_item + 1):
+            row = {"item_id": item.id, "assignment": str(assignment), "task": study.task,
+                   "prompt": item.prompt if show_prompt else "",
+                   "instructions": study.protocol["instructions"]}
+            if study.kind == "ratings":
+                row["text"] = item.candidates[0].text
+                row["axes"] = ",".join(study.axes)
+            else:
+                for position, index in enumerate(csv_order(study, item, assignment)):
+                    row[f"candidate_{position}"] = item.candidates[index].text
+            rows.append(row)
+    return rows
+
+
+def batch_csv(study: Study) -> str:
+    rows = batch_rows(study)
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]) if rows else ["item_id"], lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()

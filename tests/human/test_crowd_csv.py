@@ -1,0 +1,128 @@
+"""Crowdsourcing exchange: the batch CSV out, a platform's results CSV back in, beside local answers,
+and comparisons out to the learned-reward comparisons file."""
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+
+from grue.human.comparisons_export import export_comparisons
+from grue.human.crowd_export import batch_csv
+from grue.human.crowd_import import ImportRefused, import_results
+from grue.human.frame import choices_frame, ratings_frame
+from grue.rewards.learned.comparisons import latest_answers, read_comparisons
+from human_fixtures import answer_all, build_study
+
+
+def _batch(study) -> list[dict]:
+    return list(csv.DictReader(io.StringIO(batch_csv(study))))
+
+
+def _results(rows: list[dict], path):
+    """A results file in Mechanical Turk's layout: Input.<column>, Answer.<field>, WorkerId, WorkTimeInSeconds."""
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+def _mturk_row(batch_row: dict, worker: str, answers: dict, status: str = "Approved") -> dict:
+    return {"HITId": f"H{batch_row['item_id']}", "AssignmentId": f"A{worker}{batch_row['item_id']}",
+            "WorkerId": worker, "AssignmentStatus": status, "WorkTimeInSeconds": "31",
+            **{f"Input.{k}": v for k, v in batch_row.items()}, **{f"Answer.{k}": v for k, v in answers.items()}}
+
+
+def _pick(texts: list[str], word: str) -> int:
+    """The attention check's position when there is one, else the first text containing `word`."""
+    for marker in ("attention check", word):
+        for position, text in enumerate(texts):
+            if marker in text:
+                return position
+    raise AssertionError(f"no {word!r} among {texts}")
+
+
+def test_the_batch_has_one_row_per_assignment_and_hides_the_systems(tmp_path):
+    study, _ = build_study(tmp_path)
+    rows = _batch(study)
+    assert len(rows) == len(study.items) * 3
+    assert {(r["item_id"], r["assignment"]) for r in rows} == {(i, str(a)) for i in study.items for a in (1, 2, 3)}
+    text = batch_csv(study)
+    for info in study.systems.values():
+        assert info["algo"] not in text and info["run"] not in text
+
+
+def test_imported_ratings_land_beside_local_answers(tmp_path):
+    study, tokens = build_study(tmp_path)
+    answer_all(study, tokens["rater-01"], lambda item, order: {"sentiment": "5", "coherence": "5"})
+    rows = [_mturk_row(r, f"W{r['assignment']}", {"sentiment": "2", "coherence": "3"}) for r in _batch(study)]
+    rows[0]["AssignmentStatus"] = "Rejected"
+    assert import_results(study, _results(rows, tmp_path / "results.csv")) == len(rows) - 1
+    frame = ratings_frame(study)
+    assert set(frame["source"]) == {"local", "import:results.csv"}
+    imported = frame[frame["source"] != "local"]
+    assert set(imported["rater"]) == {"mturk:W1", "mturk:W2", "mturk:W3"}
+    assert (imported.loc[imported["axis"] == "sentiment", "value"] == 2).all()
+    assert (imported["seconds"] == 31).all()
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"Answer.sentiment": "9"}, "between 1 and 5"),
+    ({"Input.item_id": "item-999"}, "unknown item"),
+    ({"WorkerId": ""}, "no WorkerId"),
+    ({"Answer.coherence": ""}, "missing answer for coherence"),
+    ({"WorkTimeInSeconds": "soon"}, "not a number"),
+])
+def test_one_bad_row_imports_nothing(tmp_path, change, message):
+    study, _ = build_study(tmp_path)
+    rows = [_mturk_row(r, f"W{r['assignment']}", {"sentiment": "2", "coherence": "3"}) for r in _batch(study)]
+    rows[5].update(change)
+    with pytest.raises(ImportRefused, match=message):
+        import_results(study, _results(rows, tmp_path / "results.csv"))
+    assert ratings_frame(study).empty
+
+
+def test_importing_the_same_file_twice_is_refused(tmp_path):
+    study, _ = build_study(tmp_path)
+    path = _results([_mturk_row(r, "W1", {"sentiment": "2", "coherence": "3"}) for r in _batch(study)
+                     if r["assignment"] == "1"], tmp_path / "results.csv")
+    assert import_results(study, path) == len(study.items)
+    with pytest.raises(ImportRefused, match="imported before"):
+        import_results(study, path)
+    assert len(ratings_frame(study)) == 2 * len(study.items)
+
+
+def test_a_worker_answering_an_item_twice_in_one_file_is_refused(tmp_path):
+    study, _ = build_study(tmp_path)
+    row = _mturk_row(_batch(study)[0], "W1", {"sentiment": "2", "coherence": "3"})
+    with pytest.raises(ImportRefused, match="twice"):
+        import_results(study, _results([row, dict(row)], tmp_path / "results.csv"))
+
+
+def test_imported_comparison_choices_map_back_through_the_rows_candidate_order(tmp_path):
+    study, _ = build_study(tmp_path, kind="comparisons", algos=("zero_shot", "ppo", "nlpo"))
+    rows = []
+    for r in _batch(study):
+        position = _pick([r[f"candidate_{i}"] for i in range(3)], "cheerful")
+        rows.append(_mturk_row(r, f"W{r['assignment']}", {"choice": str(position)}))
+    import_results(study, _results(rows, tmp_path / "results.csv"))
+    judged = choices_frame(study)
+    picked = judged.loc[~judged["gold"], "chosen"].map(lambda s: study.systems[s]["algo"])
+    assert set(picked) == {"nlpo"}  # the cheerful texts are nlpo's in the fixture
+    assert judged.loc[judged["gold"], "correct"].all()
+
+
+def test_comparisons_export_to_the_learned_reward_file(tmp_path):
+    study, tokens = build_study(tmp_path, kind="comparisons", algos=("zero_shot", "ppo"))
+    for token in tokens.values():
+        answer_all(study, token, lambda item, order: {
+            "choice": str(_pick([item.candidates[i].text for i in order], "upbeat"))})
+    out = tmp_path / "comparisons.jsonl"
+    assert export_comparisons(study, out) == 6 * 3  # six prompts x three raters; attention checks left out
+    records = latest_answers(read_comparisons(out))
+    assert len(records) == 18
+    for record in records:
+        assert record.k == 2 and record.labeler.startswith("human:rater-")
+        assert "upbeat" in record.candidates[record.chosen].text
+        assert record.candidates[record.chosen].source.endswith("imdb-ppo-s0")
