@@ -17,7 +17,7 @@ import statistics
 from pathlib import Path
 
 from grue.config import load_config
-from grue.rewards.critic.overhead import run_overhead
+from grue.rewards.critic.overhead import iteration_overhead, run_overhead
 from grue.run.runner import Run
 from grue.storage.atomic import atomic_write_json, read_jsonl
 
@@ -43,6 +43,7 @@ def summarise(path: Path) -> dict:
     return {"run": str(path), "val_sentiment": results["metrics"]["val"]["sentiment"],
             "val_perplexity": results["metrics"]["val"]["perplexity"],
             "curve": [r["reward_mean"] for r in log], "train_s": overhead["train_s"], "critic_s": overhead["critic_s"],
+            "overhead_per_iteration": [round(iteration_overhead(r), 3) for r in log],
             "critic_outcomes": {k.split("/")[1]: sum(r.get(k, 0) for r in log)
                                 for k in ("critic/spans", "critic/none", "critic/refusal", "critic/malformed",
                                           "critic/failed")} if "critic/asked" in log[0] else None,

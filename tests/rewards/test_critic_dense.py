@@ -141,3 +141,13 @@ def test_the_summarisation_critic_sees_the_extrinsic_score(tmp_path, tiny_tokeni
     rollout, _ = episodes(tiny_tokenizer, [GOOD], width=8)
     reward.token_rewards(SAMPLES[:1], [GOOD], torch.tensor([0.42]), rollout, tiny_tokenizer)
     assert "Summary Score: 4.2/10" in critic.asked[0] and f"Summary: {GOOD}" in critic.asked[0]
+
+
+def test_overhead_compares_training_time_with_the_same_time_without_the_critic():
+    from grue.rewards.critic.overhead import iteration_overhead, run_overhead
+
+    log = [{"iteration": 1, "rollout_s": 3.0, "update_s": 1.0, "critic/wall_s": 2.0},
+           {"iteration": 2, "rollout_s": 5.0, "update_s": 1.0, "critic/wall_s": 0.0},  # all answers cached
+           {"iteration": 2, "split": "val"}]                                           # not a training line
+    assert iteration_overhead(log[0]) == pytest.approx(2.0) and iteration_overhead(log[1]) == pytest.approx(1.0)
+    assert run_overhead(log) == {"iterations": 2, "train_s": 10.0, "critic_s": 2.0, "ratio": pytest.approx(1.25)}
