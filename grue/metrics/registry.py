@@ -27,6 +27,7 @@ _SCORER_MODULES = (
     "grue.metrics.lm",
     "grue.metrics.bleu",
     "grue.metrics.sacre",
+    "grue.metrics.ter",
     "grue.metrics.rouge",
     "grue.metrics.rouge_l_max",
     "grue.metrics.meteor",

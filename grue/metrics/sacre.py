@@ -1,6 +1,7 @@
-"""SacreBLEU, chrF and TER through the sacrebleu library, on the 0-1 scale RL4LMs reported (score / 100).
+"""SacreBLEU and chrF through the sacrebleu library, on the 0-1 scale RL4LMs reported (score / 100).
+(TER, with sacrebleu's rules but a faster search, is grue.metrics.ter.)
 
-Each is its own scorer so a task that asks for chrF alone does not pay for TER's edit search.
+Each is its own scorer so a task that asks for chrF alone does not pay for BLEU's n-grams.
 Multiple references per sample are passed as sacrebleu's reference streams; samples with fewer
 references than the most get ``None`` in the missing streams, which sacrebleu treats as absent.
 The BLEU tokenizer is ``sacrebleu_tokenize`` (default "13a"; the MT and dialogue configs use "intl").
@@ -61,23 +62,3 @@ def build_chrf(ctx: MetricContext) -> SacreScorer:
     from sacrebleu.metrics import CHRF
 
     return SacreScorer("chrf", CHRF(), True)
-
-
-class TerScorer(SacreScorer):
-    """TER's search over shifts is slow (seconds for a 200-word segment), so each segment is scored
-    once and the corpus value is formed from those segment statistics, exactly as sacrebleu sums them."""
-
-    def compute(self, inputs: MetricInputs) -> dict[str, MetricValue]:
-        require_references(inputs, "ter")
-        scores = [self.metric.sentence_score(h, list(refs)) for h, refs in zip(inputs.generations, inputs.references)]
-        edits = sum(s.num_edits for s in scores)
-        ref_length = sum(s.ref_length for s in scores)
-        corpus = edits / ref_length if ref_length > 0 else float(edits > 0)
-        return {"ter": MetricValue(corpus=corpus, per_sample=[s.score / 100 for s in scores])}
-
-
-@register(higher_is_better={"ter": False})
-def build_ter(ctx: MetricContext) -> TerScorer:
-    from sacrebleu.metrics import TER
-
-    return TerScorer("ter", TER(), False)
