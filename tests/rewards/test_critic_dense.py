@@ -151,3 +151,11 @@ def test_overhead_compares_training_time_with_the_same_time_without_the_critic()
            {"iteration": 2, "split": "val"}]                                           # not a training line
     assert iteration_overhead(log[0]) == pytest.approx(2.0) and iteration_overhead(log[1]) == pytest.approx(1.0)
     assert run_overhead(log) == {"iterations": 2, "train_s": 10.0, "critic_s": 2.0, "ratio": pytest.approx(1.25)}
+
+
+def test_the_same_text_twice_in_a_batch_is_asked_once(tmp_path, tiny_tokenizer):
+    critic = ScriptedCritic({GOOD: f'Positive: "{GOOD}"'})
+    reward = dense_reward(tmp_path, critic)
+    rollout, _ = episodes(tiny_tokenizer, [GOOD, GOOD], width=8)
+    dense = reward.token_rewards(SAMPLES, [GOOD, GOOD], torch.zeros(2), rollout, tiny_tokenizer)
+    assert len(critic.asked) == 1 and torch.equal(dense[0], dense[1]) and dense[0, 0] == pytest.approx(0.2)

@@ -48,8 +48,9 @@ class DenseCriticReward:
     def judgements(self, prompts: Sequence[str]) -> list[Optional[str]]:
         """Answers for rendered prompts: from the cache, else asked in one batch (and then cached)."""
         keys = [judgement_key(self.critic.identity, self.template.digest, p) for p in prompts]
-        missing = list(dict.fromkeys(k for k in keys if self.cache.get(k) is None))
-        self.cached += len(keys) - sum(self.cache.get(k) is None for k in keys)
+        known = [self.cache.get(k) is not None for k in keys]
+        self.cached += sum(known)
+        missing = list(dict.fromkeys(k for k, hit in zip(keys, known) if not hit))  # each text asked once
         if missing:
             by_key = dict(zip(keys, prompts))
             start = time.perf_counter()
@@ -79,7 +80,7 @@ class DenseCriticReward:
             self.spans.add(counts)
             r_in[row, :lengths[row]] = torch.tensor(values)
         rows = torch.arange(r_in.shape[0], device=r_in.device)
-        dense = self.alpha_intrinsic * r_in.to(rollout.valid.device)
+        dense = self.alpha_intrinsic * r_in
         dense[rows, rollout.last_index] += self.alpha_extrinsic * task_reward.to(dense.dtype)
         self.r_ex.extend(r_ex)
         self.r_in_per_episode.extend(r_in.sum(1).tolist())
