@@ -103,4 +103,4 @@ def test_the_packaged_instruct_model_answers_the_sentiment_template_in_its_forma
     answers = critic.judge(prompts)
     assert len(answers) == 2 and all(isinstance(a, str) and a.strip() for a in answers)
     outcomes = [parse_critique(a, list(template.labels)).outcome for a in answers]
-    assert all(o in ("spans", "none", "refusal", "malformed") for o in outcomes)
+    assert {"spans", "none"} & set(outcomes)  # it follows the answer format at least once (how well: the scripts)
