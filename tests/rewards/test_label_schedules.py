@@ -110,3 +110,25 @@ def test_bad_schedule_settings_are_refused(tiny_imdb_args, change, message):
         cfg.reward[key] = value
     with pytest.raises(ValueError, match=message):
         check_schedule(cfg)
+
+
+def test_a_batched_run_killed_after_its_second_round_resumes_to_the_same_metrics(tiny_imdb_args, tmp_path,
+                                                                               monkeypatch):
+    from grue.rl import trainer as trainer_module
+
+    args = schedule_args(tiny_imdb_args, "reward.schedule=batched", "reward.labels=40", "reward.rounds=2")
+    straight = json.loads((run([*args, f"output_dir={tmp_path / 'a'}"]) / "results.json").read_text())
+    real_step = trainer_module.RLTrainer.step
+
+    def killed_at_iteration_4(self):
+        if self.iteration == 4:  # round 1 (from iteration 3) has its labels and reward model by now
+            raise KeyboardInterrupt("simulated kill")
+        return real_step(self)
+
+    monkeypatch.setattr(trainer_module.RLTrainer, "step", killed_at_iteration_4)
+    with pytest.raises(KeyboardInterrupt):
+        run([*args, f"output_dir={tmp_path / 'b'}"])
+    monkeypatch.setattr(trainer_module.RLTrainer, "step", real_step)
+    resumed = json.loads((run([*args, f"output_dir={tmp_path / 'b'}"]) / "results.json").read_text())
+    assert resumed["metrics"] == straight["metrics"]
+    assert resumed["reward_learning"] == straight["reward_learning"]

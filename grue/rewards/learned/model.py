@@ -17,6 +17,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import torch
 
+from grue.rewards.learned.rng import isolated_rng
 from grue.storage.atomic import atomic_write_json, atomic_write_jsonl
 
 MODEL_FILE = "reward_model.json"  # present only in a complete reward-model directory
@@ -27,7 +28,9 @@ def is_reward_model_dir(ref: Optional[str]) -> bool:
 
 
 class RewardModel(torch.nn.Module):
-    def __init__(self, backbone: Any, tokenizer: Any, max_length: int = 128, backbone_ref: str = "") -> None:
+    def __init__(self, backbone: Any, tokenizer: Any, max_length: int = 128, backbone_ref: str = "",
+                 seed: int = 0) -> None:
+        """A fresh head, drawn from `seed` without touching the global random stream."""
         super().__init__()
         self.backbone, self.tokenizer = backbone, tokenizer
         self.max_length, self.backbone_ref = max_length, backbone_ref
@@ -36,9 +39,11 @@ class RewardModel(torch.nn.Module):
         if tokenizer.pad_token is None:
             tokenizer.pad_token = tokenizer.eos_token
         hidden = backbone.config.hidden_size  # T5 configs map it to d_model
-        self.head = torch.nn.Linear(hidden, 1)
-        torch.nn.init.normal_(self.head.weight, std=1 / math.sqrt(hidden + 1))  # as lm-human-preferences
-        torch.nn.init.zeros_(self.head.bias)
+        with isolated_rng():
+            torch.manual_seed(seed)
+            self.head = torch.nn.Linear(hidden, 1)
+            torch.nn.init.normal_(self.head.weight, std=1 / math.sqrt(hidden + 1))  # as lm-human-preferences
+            torch.nn.init.zeros_(self.head.bias)
         self.register_buffer("gain", torch.tensor(1.0))
         self.register_buffer("bias", torch.tensor(0.0))
         self.info: dict[str, Any] = {}  # training facts written beside the weights
@@ -51,10 +56,9 @@ class RewardModel(torch.nn.Module):
         from grue.assets import resolve_model
 
         path = resolve_model(ref)
-        backbone = AutoModel.from_pretrained(path)
-        torch.manual_seed(seed)
-        model = cls(backbone, AutoTokenizer.from_pretrained(path), max_length, ref)
-        return model.to(device).eval()
+        with isolated_rng():  # loading may draw weights the checkpoint lacks
+            backbone = AutoModel.from_pretrained(path)
+        return cls(backbone, AutoTokenizer.from_pretrained(path), max_length, ref, seed).to(device).eval()
 
     @property
     def device(self) -> torch.device:

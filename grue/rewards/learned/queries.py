@@ -14,6 +14,7 @@ import torch
 
 from grue.data.sample import Sample
 from grue.rewards.learned.comparisons import Candidate, Comparison, append_comparisons, read_comparisons
+from grue.rewards.learned.rng import isolated_rng
 
 CHUNK = 16  # queries sampled and appended together
 
@@ -48,12 +49,9 @@ def make_queries(policy: Any, samples: Sequence[Sample], gen_cfg: Any, k: int, s
         raise ValueError(f"resume point {start} is not a multiple of the chunk size {chunk_size}")
     for first in range(start, len(samples), chunk_size):
         chunk = samples[first:first + chunk_size]
-        state = torch.get_rng_state()
-        torch.manual_seed(seed * 1_000_003 + first // chunk_size)
-        try:
+        with isolated_rng():
+            torch.manual_seed(seed * 1_000_003 + first // chunk_size)
             candidates = sample_candidates(policy, [s.prompt for s in chunk], gen_cfg, k)
-        finally:
-            torch.set_rng_state(state)  # query sampling must not shift the run's own random stream
         yield [Comparison(query_id(prefix, first + i), s.prompt, tuple(Candidate(t, source) for t in texts),
                           task=task, sample_id=s.id) for i, (s, texts) in enumerate(zip(chunk, candidates))]
         if progress is not None:

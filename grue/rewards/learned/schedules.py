@@ -30,6 +30,7 @@ from grue.rewards.learned.labelers import MockLabeler, label_file
 from grue.rewards.learned.model import RewardModel, is_reward_model_dir
 from grue.rewards.learned.queries import extend_queries, query_samples
 from grue.rewards.learned.reward import LearnedReward
+from grue.rewards.learned.rng import isolated_rng
 from grue.rewards.learned.training import TrainingSettings, fit_reward_model
 
 SCHEDULES = ("offline", "batched", "online")
@@ -101,7 +102,8 @@ class ScheduledReward:
         # rho as the reward model's backbone (Ziegler): copied now, before RL changes the policy.
         self.rho = None if r.backbone else (copy.deepcopy(policy.model.base_model).eval(), copy.deepcopy(policy.tokenizer))
         self.round = 0
-        self.current = self._prepare(0)
+        with isolated_rng():
+            self.current = self._prepare(0)
 
     # -- rounds ------------------------------------------------------------------------------------
     def _round_of(self, iteration: int, n_iters: int) -> int:
@@ -110,7 +112,8 @@ class ScheduledReward:
     def __call__(self, samples: Sequence[Sample], generations: Sequence[str]) -> list[float]:
         wanted = self._round_of(*self.progress())
         if wanted != self.round:
-            self.round, self.current = wanted, self._prepare(wanted)
+            with isolated_rng():
+                self.round, self.current = wanted, self._prepare(wanted)
         return self.current(samples, generations)
 
     def _prepare(self, r: int) -> LearnedReward:
@@ -139,12 +142,9 @@ class ScheduledReward:
         if reward_cfg.backbone:
             return RewardModel.from_backbone(reward_cfg.backbone, reward_cfg.rm_max_length,
                                              seed=int(self.cfg.seed) + r, device=device_of(self.cfg))
-        import torch
-
         backbone, tokenizer = self.rho
-        torch.manual_seed(int(self.cfg.seed) + r)
         model = RewardModel(copy.deepcopy(backbone), copy.deepcopy(tokenizer), reward_cfg.rm_max_length,
-                            f"rho:{self.cfg.model.policy}")
+                            f"rho:{self.cfg.model.policy}", seed=int(self.cfg.seed) + r)
         return model.to(self.policy.device).eval()
 
     # -- labels ------------------------------------------------------------------------------------
