@@ -16,6 +16,7 @@ from typing import Any, Iterable
 
 from grue.board.setting import differing_keys, setting_id, setting_items, setting_labels
 from grue.results.schema import validate_results
+from grue.run.run_dir import RunDir
 
 RESULTS_FILE = "results.json"
 RUN_MARKER = "run.json"
@@ -116,10 +117,8 @@ def _load(path: Path) -> tuple[dict[str, Any] | None, list[str]]:
 
 
 def _unfinished(run_marker: Path) -> Skipped:
-    try:
-        status = json.loads(run_marker.read_text(encoding="utf-8")).get("status", "unknown")
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError):
-        status = "unreadable run.json"
+    """RunDir.status tells a run whose process died (run.json still "running", its lock free) from a live one."""
+    status = RunDir(run_marker.parent).status().get("status", "unreadable run.json")
     return Skipped(run_marker.parent, (f"unfinished: no {RESULTS_FILE} (status {status})",))
 
 

@@ -6,6 +6,7 @@ import json
 from board_fixtures import imdb_grid, results_doc, write_run
 from grue.board.aggregate import aggregate, seed_frame
 from grue.board.collect import collect
+from grue.run.run_dir import RunDir
 
 
 def test_bad_runs_are_skipped_with_reasons(tmp_path):
@@ -13,6 +14,9 @@ def test_bad_runs_are_skipped_with_reasons(tmp_path):
     running = tmp_path / "still-running"
     running.mkdir()
     (running / "run.json").write_text(json.dumps({"status": "running"}))
+    died = tmp_path / "died"  # killed: run.json still says running, but nothing holds its lock
+    died.mkdir()
+    (died / "run.json").write_text(json.dumps({"status": "running"}))
     broken = tmp_path / "broken"
     broken.mkdir()
     (broken / "results.json").write_text("{ not json")
@@ -24,11 +28,13 @@ def test_bad_runs_are_skipped_with_reasons(tmp_path):
     write_run(tmp_path, nan, "nan")
     dup = write_run(tmp_path, json.loads((good[0] / "results.json").read_text()), "zz-duplicate")
 
-    found = collect([tmp_path])
+    with RunDir(running).lock():
+        found = collect([tmp_path])
 
     assert sorted(r.path for r in found.runs) == sorted(good)
     reasons = {s.path.name: " ".join(s.reasons) for s in found.skipped}
-    assert "unfinished" in reasons["still-running"] and "running" in reasons["still-running"]
+    assert "unfinished" in reasons["still-running"] and "status running" in reasons["still-running"]
+    assert "status interrupted" in reasons["died"]
     assert "unreadable" in reasons["broken"]
     assert "task 'nope'" in reasons[bad_task.name]
     assert "status is 'failed'" in reasons["failed"]
