@@ -3,10 +3,12 @@
 ``lcs_length`` is the bit-parallel algorithm of Allison & Dix (1986) as Hyyrö (2004) states it: one
 big-integer step per token of the second sequence instead of a row of the O(m n) table, which is what
 keeps ROUGE-L on long texts fast in pure Python (scripts/score_1000.py). ``lcs_positions`` needs the alignment itself
-(summary-level ROUGE-L takes the union of alignments), so it fills the table and walks it back.
+(summary-level ROUGE-L takes the union of alignments), so it fills the table and walks it back;
+``union_lcs_hits`` is that summary-level count, shared by ROUGE-Lsum and py-rouge's ROUGE-L.
 """
 from __future__ import annotations
 
+from collections import Counter
 from typing import Hashable, Sequence
 
 
@@ -46,3 +48,20 @@ def lcs_positions(a: Sequence[Hashable], b: Sequence[Hashable]) -> list[int]:
         else:
             j -= 1
     return positions[::-1]
+
+
+def union_lcs_hits(reference: Sequence[Sequence[Hashable]], generation: Sequence[Sequence[Hashable]]) -> int:
+    """Summary-level LCS hits (Lin 2004, section 3.2, as ROUGE-1.5.5 counts them): for each reference
+    sentence, the union of its LCS positions with every generated sentence; each hit uses up one
+    occurrence of its token in the generation, so no generated token is counted twice."""
+    if len(reference) == 1 and len(generation) == 1:
+        return lcs_length(reference[0], generation[0])  # one alignment never needs clipping
+    available = Counter(token for sentence in generation for token in sentence)
+    hits = 0
+    for ref_sentence in reference:
+        union = sorted({pos for gen_sentence in generation for pos in lcs_positions(ref_sentence, gen_sentence)})
+        for pos in union:
+            if available[ref_sentence[pos]] > 0:
+                available[ref_sentence[pos]] -= 1
+                hits += 1
+    return hits

@@ -24,14 +24,14 @@ Empty texts score 0.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from functools import lru_cache
 from typing import Any, Sequence
 
 from grue.metrics.base import MetricContext, MetricInputs, MetricUnavailable, MetricValue
-from grue.metrics.lcs import lcs_length, lcs_positions
+from grue.metrics.lcs import union_lcs_hits
 from grue.metrics.references import require_references
 from grue.metrics.registry import register
+from grue.metrics.rouge import rouge_l, rouge_tokens
 from grue.metrics.text import treebank_tokens
 
 VARIANTS = ("py-rouge", "rouge-score")
@@ -99,27 +99,12 @@ def prepare(text: str, limit: int) -> Sentences:
     return tuple(sentence_tokens(line) for line in truncated_lines(text, limit))
 
 
-def union_lcs_overlap(generation: Sentences, reference: Sentences) -> int:
-    """Summary-level LCS hits: reference tokens on the union of LCS alignments, clipped by generation counts."""
-    if len(generation) == 1 and len(reference) == 1:
-        return lcs_length(reference[0], generation[0])  # one alignment never needs clipping
-    available = Counter(token for sentence in generation for token in sentence)
-    hits = 0
-    for ref_sentence in reference:
-        marked = sorted({pos for gen_sentence in generation for pos in lcs_positions(ref_sentence, gen_sentence)})
-        for pos in marked:
-            if available[ref_sentence[pos]] > 0:
-                available[ref_sentence[pos]] -= 1
-                hits += 1
-    return hits
-
-
 def py_rouge_l(generation: Sentences, reference: Sentences) -> float:
     """py-rouge's ROUGE-L F with ``weight_factor`` applied to precision and recall."""
     gen_len, ref_len = sum(map(len, generation)), sum(map(len, reference))
     if gen_len == 0 or ref_len == 0:
         return 0.0
-    hits = union_lcs_overlap(generation, reference)
+    hits = union_lcs_hits(reference, generation)
     precision = (hits / gen_len) ** (1 / WEIGHT_FACTOR)
     recall = (hits / ref_len) ** (1 / WEIGHT_FACTOR)
     if precision == 0 or recall == 0:
@@ -140,17 +125,13 @@ class RougeLMaxScorer:
         self.variant = variant
         if variant == "py-rouge":
             stem_exceptions()  # a machine without py-rouge learns so when the scorer is built
-        else:
-            from rouge_score import rouge_scorer
-
-            self._plain: Any = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)
 
     def score(self, generation: str, references: Sequence[str]) -> float:
         if self.variant == "py-rouge":
             gen = prepare(generation, self.length_limit)
             return max(py_rouge_l(gen, prepare(ref, self.length_limit)) for ref in references)
-        gen = self._cut(generation)
-        return max(self._plain.score(self._cut(ref), gen)["rougeL"].fmeasure for ref in references)
+        gen = rouge_tokens(self._cut(generation))
+        return max(rouge_l(rouge_tokens(self._cut(ref)), gen) for ref in references)
 
     def _cut(self, text: str) -> str:
         return " ".join(text.split()[: self.length_limit])

@@ -1,10 +1,14 @@
 """sacrebleu-based metrics and ROUGE against their reference libraries, plus hand-worked ROUGE cases."""
+import random
+
 import pytest
 import sacrebleu
 from rouge_score import rouge_scorer
 
 from grue.metrics.base import MetricContext, MetricInputs
 from grue.metrics.registry import build_scorers
+from grue.metrics.rouge import ROUGE_TYPES
+from grue.metrics.text import split_sentences
 
 GENS = ["Der Hund läuft im Park.", "Ich mag Äpfel, sehr!", "Guten Morgen"]
 REFS = [["Der Hund rennt im Park.", "Ein Hund läuft im Park."], ["Ich mag Äpfel sehr."], ["Guten Morgen!"]]
@@ -42,6 +46,25 @@ def test_rouge_takes_the_best_reference_and_averages_samples():
         best = [max(lib.score(r, g)[name].fmeasure for r in refs) for g, refs in zip(GENS, REFS)]
         assert out[name].per_sample == pytest.approx(best)
         assert out[name].corpus == pytest.approx(sum(best) / len(best))
+
+
+def test_all_four_equal_rouge_score_on_multi_sentence_texts():
+    rng = random.Random(4)
+    words = "The film's plot was not good; acting, however, is great! Stories were running quickly. 2019 movies".split()
+
+    def text():
+        return " ".join(rng.choice(words) for _ in range(rng.randint(0, 40)))
+
+    gens = [text() for _ in range(30)]
+    refs = [[text() for _ in range(rng.randint(1, 3))] for _ in range(30)]
+    out = compute(list(ROUGE_TYPES), gens=gens, refs=refs)
+    lib = rouge_scorer.RougeScorer(list(ROUGE_TYPES), use_stemmer=True)
+    def lines(t):  # rouge-score reads newline-separated sentences
+        return "\n".join(split_sentences(t))
+
+    for name in ROUGE_TYPES:
+        best = [max(lib.score(lines(r), lines(g))[name].fmeasure for r in rs) for g, rs in zip(gens, refs)]
+        assert out[name].per_sample == pytest.approx(best, abs=1e-12)
 
 
 def test_rouge_lsum_is_summary_level_over_sentences():
