@@ -11,6 +11,7 @@ the prompt once and extends its decoder.
 """
 from __future__ import annotations
 
+import inspect
 from typing import Any, Iterable
 
 import torch
@@ -18,6 +19,13 @@ from transformers import LogitsProcessor
 
 from grue.policy.batch import PromptBatch, position_ids
 from grue.rl.nlpo_mask import apply_mask, top_p_mask
+
+
+def cache_argument(model: Any) -> str:
+    """The name under which `model.forward` takes its KV cache: `cache` from the transformers release
+    that renamed it, `past_key_values` before. A model given the name it does not know swallows it in
+    `**kwargs` and silently runs without its cache (T5 refuses it), so the name is read, not assumed."""
+    return "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
 
 
 class _MaskProcessor(LogitsProcessor):
@@ -32,6 +40,7 @@ class _MaskProcessor(LogitsProcessor):
         self.min_tokens_to_keep = min_tokens_to_keep
         self.never_mask = list(never_mask)
         self.cache = None
+        self.cache_arg = cache_argument(mask_model) if mask_model is not None else "cache"
         self.seen = 0  # tokens of generate()'s input_ids the cache already holds
         # How often the mask changes anything: generate() applies top-k *after* this processor, so a
         # step is "bound" when the mask removes one of the policy's top-k candidates (any candidate
@@ -84,7 +93,7 @@ class CausalMaskProcessor(_MaskProcessor):
             self.attention = torch.cat([self.attention, torch.ones_like(new[:, -generated:])], dim=1)
         pos = position_ids(self.attention)[:, -new.shape[1]:]
         out = self.mask_model(input_ids=new, attention_mask=self.attention, position_ids=pos,
-                              cache=self.cache, use_cache=True)
+                              use_cache=True, **{self.cache_arg: self.cache})
         self.cache = out.past_key_values
         return out.logits[:, -1]
 
@@ -102,6 +111,6 @@ class Seq2SeqMaskProcessor(_MaskProcessor):
             self.encoder_outputs = self.mask_model.get_encoder()(
                 input_ids=self.prompts.input_ids, attention_mask=self.prompts.attention_mask)
         out = self.mask_model(encoder_outputs=self.encoder_outputs, attention_mask=self.prompts.attention_mask,
-                              decoder_input_ids=new, cache=self.cache, use_cache=self.beams == 1)
+                              decoder_input_ids=new, use_cache=self.beams == 1, **{self.cache_arg: self.cache})
         self.cache = out.past_key_values
         return out.logits[:, -1]

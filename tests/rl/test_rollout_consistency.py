@@ -135,3 +135,21 @@ def test_a_checkpoints_own_generation_settings_do_not_reach_the_sampler(tiny_tok
     new_logp, _, _ = policy.log_probs(policy.model, rollout)
     assert torch.allclose(new_logp * rollout.valid, rollout.logp, atol=1e-5)
     assert policy.model.generation_config.repetition_penalty is None
+
+
+def test_the_masking_model_gets_its_cache_under_the_name_its_forward_takes(tiny_causal_policy):
+    """transformers renamed `past_key_values` to `cache` within 5.x; a model given the other name
+    would silently run without its cache, so the processor reads the name from the signature."""
+    from grue.policy.mask_processor import cache_argument
+
+    class OldStyle(torch.nn.Module):
+        def forward(self, input_ids=None, past_key_values=None, **kwargs):
+            return input_ids
+
+    class NewStyle(torch.nn.Module):
+        def forward(self, input_ids=None, cache=None, **kwargs):
+            return input_ids
+
+    assert cache_argument(OldStyle()) == "past_key_values" and cache_argument(NewStyle()) == "cache"
+    import inspect
+    assert cache_argument(tiny_causal_policy.model) in inspect.signature(tiny_causal_policy.model.forward).parameters
