@@ -26,6 +26,13 @@ def _fail(message: str) -> None:
     raise typer.Exit(code=2)
 
 
+def _options(args: Pairs, allowed: set[str]) -> dict[str, str]:
+    try:
+        return parse_pairs(args or [], allowed)
+    except typer.BadParameter as err:
+        _fail(str(err))
+
+
 def _number(options: dict[str, str], key: str, default: int | None) -> int | None:
     if key not in options:
         return default
@@ -62,7 +69,7 @@ def make_study_command(args: Pairs = typer.Argument(None, help=(
     from grue.human.make_study import StudyRequest, make_study
     from grue.human.study import KINDS, StudyError
 
-    options = parse_pairs(args or [], {"kind", "task", "runs", "algos", "samples", "raters", "pool", "gold",
+    options = _options(args, {"kind", "task", "runs", "algos", "samples", "raters", "pool", "gold",
                                        "seed", "out"})
     for key in ("kind", "task", "out"):
         if key not in options:
@@ -94,7 +101,7 @@ def serve_command(
     """Serve the rating/comparison app until Ctrl-C; prints each rater's link."""
     from grue.human.serve import serve
 
-    study = _study(parse_pairs(args or [], {"study"}))
+    study = _study(_options(args, {"study"}))
     try:
         serve(study.root, host, port, typer.echo)
     except OSError as err:
@@ -109,7 +116,7 @@ def report_command(args: Pairs = typer.Argument(None, help=(
     from grue.human.report import build_report, render_html, render_markdown, to_json
     from grue.storage.atomic import atomic_write_json, atomic_write_text
 
-    options = parse_pairs(args or [], {"study", "qualify", "alpha_level", "out"})
+    options = _options(args, {"study", "qualify", "alpha_level", "out"})
     study = _study(options)
     qualify = options.get("qualify", "no")
     level = options.get("alpha_level", "interval")
@@ -134,7 +141,7 @@ def export_command(args: Pairs = typer.Argument(None, help="study=DIR out=FILE.c
     from grue.human.crowd_export import batch_csv
     from grue.storage.atomic import atomic_write_text
 
-    options = parse_pairs(args or [], {"study", "out"})
+    options = _options(args, {"study", "out"})
     study = _study(options)
     if "out" not in options:
         _fail("out=FILE.csv is required")
@@ -148,7 +155,7 @@ def import_command(args: Pairs = typer.Argument(None, help="study=DIR results=FI
     """Add a platform's results CSV to the study's answers (all rows or none)."""
     from grue.human.crowd_import import ImportRefused, import_results
 
-    options = parse_pairs(args or [], {"study", "results", "platform"})
+    options = _options(args, {"study", "results", "platform"})
     study = _study(options)
     if "results" not in options:
         _fail("results=FILE.csv is required")
@@ -168,7 +175,7 @@ def export_comparisons_command(args: Pairs = typer.Argument(None, help=(
     from grue.human.qualification import unqualified
     from grue.human.study import StudyError
 
-    options = parse_pairs(args or [], {"study", "out", "qualify"})
+    options = _options(args, {"study", "out", "qualify"})
     study = _study(options)
     if "out" not in options:
         _fail("out=FILE.jsonl is required")
