@@ -6,7 +6,11 @@
 #
 #   BUDGETS=250,1000,4000 SEEDS=0,1 scripts/label_budget_experiment.sh    # the study as the issue asks
 #   BUDGETS=250,1000 SEEDS=0 EVAL_N=100 scripts/label_budget_experiment.sh   # the reduced version run here
+#
+# Arguments pick arms (default: all, then the summary): zero_shot direct offline batched. Two shells
+# running different arms share the machine's cores between them.
 set -euo pipefail
+ARMS=${*:-zero_shot direct offline batched summary}
 BUDGETS=${BUDGETS:-250,1000,4000}
 SEEDS=${SEEDS:-0,1}
 BATCHED_BUDGET=${BATCHED_BUDGET:-${BUDGETS%%,*}}
@@ -18,9 +22,15 @@ COMMON=(task=imdb profile=mini "seed=$SEEDS" "output_dir=$OUT" "data.max_val=$EV
 LEARNED=(reward=learned reward.labeler=sentiment reward.k=4 reward.backbone=packaged:minilm
          reward.rm_learning_rate=5e-5 reward.rm_batch_size=8 reward.rm_max_length=64)
 
-grue sweep "${COMMON[@]}" algo=zero_shot --no-export
-grue sweep "${COMMON[@]}" algo=ppo --no-export                                    # RL on the oracle itself
-grue sweep "${COMMON[@]}" algo=ppo "${LEARNED[@]}" reward.schedule=offline "reward.labels=$BUDGETS" --no-export
-grue sweep "${COMMON[@]}" algo=ppo "${LEARNED[@]}" reward.schedule=batched reward.rounds=2 \
-    "reward.labels=$BATCHED_BUDGET" --no-export
-python scripts/label_budget_summary.py "$OUT"
+for arm in $ARMS; do
+  case $arm in
+    zero_shot) grue sweep "${COMMON[@]}" algo=zero_shot --no-export ;;
+    direct) grue sweep "${COMMON[@]}" algo=ppo --no-export ;;                  # RL on the oracle itself
+    offline) grue sweep "${COMMON[@]}" algo=ppo "${LEARNED[@]}" reward.schedule=offline "reward.labels=$BUDGETS" \
+               --no-export ;;
+    batched) grue sweep "${COMMON[@]}" algo=ppo "${LEARNED[@]}" reward.schedule=batched reward.rounds=2 \
+               "reward.labels=$BATCHED_BUDGET" --no-export ;;
+    summary) python scripts/label_budget_summary.py "$OUT" ;;
+    *) echo "unknown arm $arm (zero_shot direct offline batched summary)" >&2; exit 2 ;;
+  esac
+done
