@@ -15,6 +15,14 @@ def plain_greedy(critic, prompt):
 def test_shared_head_ends_at_a_line_boundary():
     assert shared_head(["a\nb\nxy", "a\nb\nxz"]) == "a\nb\n"
     assert shared_head(["abc", "abd"]) == ""
+    assert shared_head(["a\nb\n", "a\nb\n"]) == "a\n"  # identical texts still keep a tail of their own
+
+
+def test_identical_prompts_are_answered_alike(tiny_model_dirs):
+    critic = LocalLMCritic(tiny_model_dirs.policy, max_new_tokens=4)
+    prompt = HEAD + "Text: a boring mess\n"
+    assert critic.judge([prompt, prompt]) == [plain_greedy(critic, prompt)] * 2
+    assert critic.judge([HEAD]) == [plain_greedy(critic, HEAD)]  # the kept head itself: asked whole
 
 
 def test_answers_with_the_cached_head_equal_plain_greedy_answers(tiny_model_dirs):

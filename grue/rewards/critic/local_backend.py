@@ -29,8 +29,9 @@ def _cache_argument() -> str:
 
 def shared_head(texts: Sequence[str]) -> str:
     """The longest common start of `texts` that ends a line: at a line boundary the head tokenises the
-    same alone as it does inside each whole text, so its cache is valid for all of them."""
-    common = os.path.commonprefix(list(texts))
+    same alone as it does inside each whole text, so its cache is valid for all of them. It leaves at
+    least one character of every text out, so each row has a token of its own to feed."""
+    common = os.path.commonprefix(list(texts))[:min(len(t) for t in texts) - 1]
     return common[:common.rfind("\n") + 1]
 
 
@@ -64,7 +65,8 @@ class LocalLMCritic:
 
     def _head_cache(self, texts: Sequence[str]) -> tuple[str, Optional[torch.Tensor], Any]:
         """The shared head's text, ids and key/value cache, kept while the prompts keep starting with it."""
-        if not (self._head[0] and all(t.startswith(self._head[0]) for t in texts)):
+        kept = self._head[0]
+        if not (kept and all(t.startswith(kept) and len(t) > len(kept) for t in texts)):
             head = shared_head(texts) if len(texts) > 1 else ""
             if not head:
                 return "", None, None
