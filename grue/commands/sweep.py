@@ -33,6 +33,7 @@ def sweep(
 ) -> None:
     """Run a grid of `grue run` cells; the same command again skips done cells and resumes the rest."""
     from grue.run.preflight import PreflightError
+    from grue.run.signals import Terminated, sigterm_as_interrupt
     from grue.sweep.grid import SweepError
     from grue.sweep.orchestrate import describe, execute, plan, preflight_cells
     from grue.sweep.orchestrate import export as export_board
@@ -55,7 +56,13 @@ def sweep(
         fail(str(err))
     runner = _launcher(launcher, grid.books.root, jobs, devices, slurm_partition, gpus_per_node, cpus_per_task,
                        mem_gb, timeout_min)
-    outcome = execute(grid, runner, retry_failed, typer.echo)
+    try:
+        with sigterm_as_interrupt():  # passed on to the running cells (grue.sweep.launch)
+            outcome = execute(grid, runner, retry_failed, typer.echo)
+    except KeyboardInterrupt as err:
+        typer.echo(f"[sweep] interrupted; the cells that were running record themselves as interrupted; the same "
+                   "command resumes the sweep", err=True)
+        raise typer.Exit(code=143 if isinstance(err, Terminated) else 130) from None
     failed = [c for c in grid.cells if outcome.get(c.hash, grid.states[c.hash].status) != "complete"]
     if export:
         out, text = export_board(grid)

@@ -5,6 +5,10 @@ never takes the sweep down, and each cell's output goes to its own log.
   the cores, and GPUs (`devices`) are handed out one per running cell.
 - submitit: each cell one job on SLURM (or on submitit's local executor, which is how it is tested
   here); the job runs the same `grue run` command and writes the same log.
+
+A local sweep stopped by SIGTERM (a scheduler, `kill`) passes it on to its running cells, each of which
+then records itself as interrupted (grue.run.signals) instead of running on unwatched; on Ctrl-C the
+terminal has already sent every cell its own SIGINT, so the sweep waits for them to stop.
 """
 from __future__ import annotations
 
@@ -12,11 +16,13 @@ import os
 import queue
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
+from grue.run.signals import Terminated
 from grue.sweep.grid import Cell
 
 Outcome = Callable[[Cell, int], None]  # (cell, exit code) -> None; called as each cell ends
@@ -48,7 +54,33 @@ def run_logged(command: Sequence[str], log: str, env_updates: Optional[dict[str,
     with open(log, "a", encoding="utf-8") as handle:
         handle.write(f"\n=== {time.strftime('%Y-%m-%d %H:%M:%S')} {' '.join(command)}\n")
         handle.flush()
-        return subprocess.run(list(command), stdout=handle, stderr=subprocess.STDOUT, env=env, cwd=cwd).returncode
+        process = subprocess.Popen(list(command), stdout=handle, stderr=subprocess.STDOUT, env=env, cwd=cwd)
+        with _RUNNING_LOCK:
+            _RUNNING.add(process)
+        try:
+            return process.wait()
+        except KeyboardInterrupt as err:
+            if isinstance(err, Terminated):
+                process.terminate()
+            process.wait()
+            raise
+        finally:
+            with _RUNNING_LOCK:
+                _RUNNING.discard(process)
+
+
+_RUNNING: set[subprocess.Popen] = set()  # the local cells running now, for stop_running_cells
+_RUNNING_LOCK = threading.Lock()
+
+
+def stop_running_cells() -> None:
+    """SIGTERM to every local cell still running; each records itself as interrupted and stops."""
+    with _RUNNING_LOCK:
+        running = list(_RUNNING)
+    for process in running:
+        process.terminate()
+    for process in running:
+        process.wait()
 
 
 class LocalLauncher:
@@ -78,8 +110,16 @@ class LocalLauncher:
                 one(cell)
             return
         with ThreadPoolExecutor(max_workers=self.jobs) as pool:
-            for future in [pool.submit(one, cell) for cell in cells]:
-                future.result()
+            futures = [pool.submit(one, cell) for cell in cells]
+            try:
+                for future in futures:
+                    future.result()
+            except KeyboardInterrupt as err:  # before the pool waits for its threads: stop what they wait on
+                for future in futures:
+                    future.cancel()
+                if isinstance(err, Terminated):
+                    stop_running_cells()
+                raise
 
 
 class SubmititLauncher:
