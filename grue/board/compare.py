@@ -27,6 +27,7 @@ from grue.board.collect import collect
 from grue.board.metric_info import COUNT_METRICS, direction, metric_order
 from grue.board.reference import PAPER, reference_frame
 from grue.board.stats import Welch, holm, verdict, welch_from_stats
+from grue.board.table import fmt_count
 
 COMPARE_COLUMNS: list[str] = ["task", "algo", "split", "metric", "higher_is_better", "reward_a", "reward_b",
                               "setting_a", "setting_b", "profile_a", "profile_b", "mean_a", "std_a", "n_a", "mean_b",
@@ -142,10 +143,11 @@ def _fmt(x: float, sign: str = "") -> str:
     return f"{x:{sign}.0f}" if abs(x) >= 1000 else f"{x:{sign}.4g}"
 
 
-def _side(mean: float, std: float, n: float) -> str:
-    spread = f" ± {_fmt(std)}" if math.isfinite(std) else ""
+def _side(mean: float, std: float, n: float, count: bool) -> str:
+    """'0.6021 ± 0.012 (n=5)'; a corpus count as an integer (table.fmt_count)."""
+    spread = f" ± {fmt_count(std, spread=True) if count else _fmt(std)}" if math.isfinite(std) else ""
     seeds = f" (n={int(n)})" if math.isfinite(n) else " (n=?)"
-    return f"{_fmt(mean)}{spread}{seeds}"
+    return f"{fmt_count(mean) if count else _fmt(mean)}{spread}{seeds}"
 
 
 def report(result: pd.DataFrame, desc_a: str, desc_b: str) -> str:
@@ -168,7 +170,8 @@ def report(result: pd.DataFrame, desc_a: str, desc_b: str) -> str:
         order = metric_order(task, set(group["metric"]))
         for r in group.sort_values("metric", key=lambda m: m.map(order.index)).itertuples():
             arrow = {True: " ↑", False: " ↓"}.get(r.higher_is_better, "")
-            lines.append(f"| {r.metric}{arrow} | {_side(r.mean_a, r.std_a, r.n_a)} | {_side(r.mean_b, r.std_b, r.n_b)} | "
+            lines.append(f"| {r.metric}{arrow} | {_side(r.mean_a, r.std_a, r.n_a, r.metric in COUNT_METRICS)} | "
+                         f"{_side(r.mean_b, r.std_b, r.n_b, r.metric in COUNT_METRICS)} | "
                          f"{_fmt(r.diff, '+')} | {_fmt(r.p_holm)} | {r.verdict} |")
         notes = sorted({n for n in group["note"] if n})
         lines += [f"_{n}_" for n in notes]

@@ -12,7 +12,7 @@ from scipy import stats
 from board_fixtures import imdb_grid, results_doc, write_logs, write_run
 from grue.board.build import BoardOptions, build_board
 from grue.board.collect import collect
-from grue.board.compare import compare_frames
+from grue.board.compare import compare_frames, report
 from grue.board.curves import checkpoint_report
 from grue.board.reference import reference_frame
 from grue.board.render.plots import _single_x
@@ -102,6 +102,8 @@ def test_compare_gives_no_verdict_on_counts_over_different_sample_sizes():
     assert alike["verdict"] == "no significant difference"
     ratio = compare_frames(_side("distinct_1", 200), _side("distinct_1", 5000)).iloc[0]
     assert ratio["verdict"] == "no significant difference"  # a ratio does not grow with the corpus
+    small = _side("unique_1", 200).assign(mean=437.4, std=0.4)
+    assert "| 437 ± 0.4 (n=3) |" in report(compare_frames(small, small), "a", "b")  # counts print as integers
 
 
 def test_checkpoint_report_notices_results_that_disagree_with_the_log(tmp_path):
