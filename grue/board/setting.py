@@ -22,6 +22,7 @@ from grue.config.load import semantic_config
 # they scored: each seed scores its own predictions, so the file is no part of the setting.
 PER_RUN_KEYS: frozenset[str] = frozenset({"seed", "predictions", "predictions_sha256"})
 NO_SETTING = ""  # a results document that records no config: every such run shares one setting
+UNRECORDED = "config not recorded"  # its label, beside settings that do record one
 
 
 def flatten(config: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -60,13 +61,19 @@ def _shown(value: str | None) -> str:
 
 
 def differing_keys(settings: Iterable[Mapping[str, str]]) -> list[str]:
-    """Keys whose value is not the same in every one of `settings` (absent counts as a value)."""
-    settings = list(settings)
+    """Keys whose value is not the same in every one of `settings` (absent counts as a value).
+
+    A setting that records no config says nothing about any key, so it takes no part.
+    """
+    settings = [s for s in settings if s]
     keys = sorted({k for s in settings for k in s})
     return [k for k in keys if len({s.get(k) for s in settings}) > 1]
 
 
 def setting_labels(settings: Mapping[str, Mapping[str, str]]) -> dict[str, str]:
     """Label each setting of one row group by its values of the differing keys; '' for a lone setting."""
+    if len(settings) < 2:
+        return {sid: "" for sid in settings}
     keys = differing_keys(settings.values())
-    return {sid: ", ".join(f"{k}={_shown(items.get(k))}" for k in keys) for sid, items in settings.items()}
+    return {sid: ", ".join(f"{k}={_shown(items.get(k))}" for k in keys) if items else UNRECORDED
+            for sid, items in settings.items()}

@@ -91,3 +91,11 @@ def test_the_board_selects_a_setting_on_validation_and_says_which_keys_split_row
     assert tested["n_b"] == 2  # the selected setting's two seeds, not four pooled ones
     md = board_markdown(board)
     assert "| Setting |" in md and "kl.target=null" in md and "kl.target=0.5" in md
+
+
+def test_a_run_without_a_config_is_labelled_as_such_and_names_no_keys(tmp_path):
+    write_run(tmp_path, results_doc("imdb", "ppo", 0, {"test": {"sentiment": 0.6}}), "no-config")
+    ablation_pair(tmp_path, seeds=1)
+    found = collect([tmp_path])
+    assert sorted(r.setting_label for r in found.runs) == ["config not recorded", "kl.target=0.5", "kl.target=null"]
+    assert list(found.setting_keys.values()) == [["kl.target"]]
