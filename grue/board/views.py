@@ -182,7 +182,9 @@ def naturalness_note(board: Board, source: str, profile: str, tasks: list[str]) 
         fit = board.fits.get((source, profile, task, split))
         for metric in NATURALNESS_METRICS.get(task, ()):
             transform = fit.transforms.get(metric) if fit else None
-            if transform is not None:
+            if transform is None:
+                parts.append(f"{TASK_SHORT[task]} {metric} ({split}): not reported, no bar")
+            else:
                 parts.append(f"{TASK_SHORT[task]} {metric} ({split}): {transform.describe}{_why_fixed(transform.describe)}")
     if not parts:
         return ""

@@ -6,6 +6,7 @@ import pytest
 from board_fixtures import results_doc, write_run
 from grue.board.compare import compare_sources
 from grue.board.reference import HIDDEN_TEST, reference_frame
+from grue.board.render import latex
 from grue.board.table import FLAG_MARK
 from grue.board.task_tables import splits_of, task_table
 
@@ -59,6 +60,8 @@ def test_garbled_cells_are_flagged_and_marked():
     nlpo = next(r for r in table.rows if r.labels["algo"] == "NLPO" and r.labels["reward"] == "cider")
     assert table.cell_text(nlpo, next(c for c in table.value_columns if c.key == "rougeLsum")).endswith(FLAG_MARK)
     assert any(note.startswith(FLAG_MARK) and "rougeLsum" in note for note in table.notes)
+    tex = latex.render_table(table)
+    assert r"$^{\dagger}$" in tex and FLAG_MARK not in tex  # pdflatex has no glyph for the flag
     all_flags = reference_frame(main_only=False, grue_tasks_only=False)
     flagged = {(r.table, r.algo, r.metric) for r in all_flags[all_flags["flag"] != ""].itertuples()}
     assert {("5", "nlpo", "entropy_2"), ("6", "zero_shot", "perplexity"), ("7", "supervised", "entropy_2"),

@@ -11,7 +11,7 @@ from grue.board.table import Cell, Table
 _SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
             "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
 _SYMBOLS = {"±": r"$\pm$", "↑": r"$\uparrow$", "↓": r"$\downarrow$", "—": "--", "–": "--", "−": "-",
-            "✓": r"\checkmark{}", "✗": r"$\times$"}
+            "✓": r"\checkmark{}", "✗": r"$\times$", "⚑": r"$^{\dagger}$"}
 
 
 def escape(text: str) -> str:
