@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TORCH_VERSION ?= 2.13.0
 
-.PHONY: install demo test clean
+.PHONY: install demo test bench clean
 
 install: $(STAMP)
 
@@ -22,6 +22,10 @@ demo: install
 
 test: install
 	$(BIN)/python -m pytest -q
+
+# grue against TRL on research/perf_anchor.md's setting; builds pinned TRL environments in .bench/ once.
+bench: install
+	$(BIN)/python scripts/bench_vs_trl.py
 
 clean:
 	rm -rf $(VENV)

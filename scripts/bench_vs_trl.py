@@ -1,0 +1,96 @@
+"""`make bench`: grue's PPO iteration against TRL's, side by side in one run, on identical prompts.
+
+The setting is research/perf_anchor.md's (scripts/bench/common.py): SmolLM2-135M, 16 prompts of 13
+tokens, 48 sampled tokens, one PPO epoch in minibatches of 8 episodes, 2 threads. Two pairs:
+- separate critic: grue (`model.value_model=separate`) against TRL 1.12's `trl.experimental.ppo`;
+- shared trunk: grue (`model.value_model=shared`) against trl 0.11.4's `PPOTrainer.step`;
+and grue's NLPO against grue's PPO. Each side runs in its own process (peak RSS is per side), the
+sides alternate within each round, and the table shows medians over rounds. Timings on a shared
+machine are noisy: read the ratios, and run more rounds (`--rounds`) before trusting a small one.
+
+    .venv/bin/python scripts/bench_vs_trl.py [--rounds 2] [--iters 3] [--sides grue,trl-1.12,...]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE / "bench"))
+
+from prompts import build as build_prompts  # noqa: E402
+from trl_envs import python_of, respell_for_transformers4  # noqa: E402
+
+SIDES = ("grue-separate", "trl-1.12", "grue-shared", "trl-0.11", "grue-nlpo")
+PAIRS = (("separate critic: grue / TRL 1.12", "grue-separate", "trl-1.12"),
+         ("shared trunk: grue / trl 0.11.4", "grue-shared", "trl-0.11"),
+         ("grue NLPO / grue PPO (separate)", "grue-nlpo", "grue-separate"))
+
+
+def command(side: str, prompts: Path, model_dir: Path, iters: int) -> list[str]:
+    grue = [sys.executable, str(HERE / "bench_ppo.py"), "--iters", str(iters), "--prompts", str(prompts)]
+    if side == "grue-separate":
+        return grue
+    if side == "grue-shared":
+        return [*grue, "--shared"]
+    if side == "grue-nlpo":
+        return [*grue, "--nlpo"]
+    if side == "trl-1.12":
+        return [str(python_of(side)), str(HERE / "bench" / "run_trl_1_12.py"), str(prompts), str(model_dir), str(iters)]
+    if side == "trl-0.11":
+        return [str(python_of(side)), str(HERE / "bench" / "run_trl_0_11.py"), str(prompts),
+                str(respell_for_transformers4(model_dir)), str(iters)]
+    raise SystemExit(f"unknown side {side!r}; known: {', '.join(SIDES)}")
+
+
+def run_side(cmd: list[str]) -> dict:
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    lines = [l for l in proc.stdout.splitlines() if l.startswith("BENCH ")]
+    if proc.returncode != 0 or not lines:
+        raise SystemExit(f"[bench] {' '.join(cmd[1:3])} failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+    return json.loads(lines[-1].removeprefix("BENCH "))
+
+
+def table(results: dict[str, list[dict]]) -> str:
+    def med(side: str, key: str) -> float:
+        return statistics.median(r[key] for r in results[side])
+
+    rows = ["| side | s/iter | rollout | update | peak RSS MiB | rounds |", "|---|---|---|---|---|---|"]
+    for side in results:
+        rows.append(f"| {side} | {med(side, 'total_s'):.2f} | {med(side, 'rollout_s'):.2f} | "
+                    f"{med(side, 'update_s'):.2f} | {med(side, 'peak_rss_mib'):.0f} | {len(results[side])} |")
+    rows += ["", "| ratio | s/iter | rollout | update | peak RSS |", "|---|---|---|---|---|"]
+    for label, a, b in PAIRS:
+        if a in results and b in results:
+            rows.append(f"| {label} | " + " | ".join(f"{med(a, k) / med(b, k):.2f}" for k in
+                                                    ("total_s", "rollout_s", "update_s", "peak_rss_mib")) + " |")
+    return "\n".join(rows)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--iters", type=int, default=3, help="measured iterations per side (after one warm-up)")
+    parser.add_argument("--sides", default=",".join(SIDES))
+    args = parser.parse_args()
+    sides = [s for s in args.sides.split(",") if s]
+    prompts = build_prompts(Path(tempfile.mkdtemp()) / "prompts.json")
+    model_dir = Path(json.loads(prompts.read_text())["model"])
+    results: dict[str, list[dict]] = {side: [] for side in sides}
+    for round_no in range(args.rounds):
+        for side in sides:
+            result = run_side(command(side, prompts, model_dir, args.iters))
+            results[side].append(result)
+            print(f"[bench] round {round_no + 1}/{args.rounds} {side}: {result['total_s']:.2f} s/iter "
+                  f"(rollout {result['rollout_s']:.2f}, update {result['update_s']:.2f}), "
+                  f"peak {result['peak_rss_mib']} MiB", file=sys.stderr, flush=True)
+    print(table(results))
+
+
+if __name__ == "__main__":
+    main()
