@@ -110,13 +110,15 @@ def serve_command(
 
 @human_app.command("report")
 def report_command(args: Pairs = typer.Argument(None, help=(
-        "study=DIR [qualify=yes|no] [alpha_level=interval|ordinal|nominal|ratio] [out=DIR (study/report)]"))) -> None:
+        "study=DIR [qualify=yes|no] [min_seconds=3 (qualification: median seconds per item)] "
+        "[alpha_level=interval|ordinal|nominal|ratio] [out=DIR (study/report)]"))) -> None:
     """The study's statistics: per-system means and alpha, ANOVA and Tukey HSD, or win rates."""
     from grue.human.agreement import LEVELS
+    from grue.human.qualification import Rules
     from grue.human.report import build_report, render_html, render_markdown, to_json
     from grue.storage.atomic import atomic_write_json, atomic_write_text
 
-    options = _options(args, {"study", "qualify", "alpha_level", "out"})
+    options = _options(args, {"study", "qualify", "min_seconds", "alpha_level", "out"})
     study = _study(options)
     qualify = options.get("qualify", "no")
     level = options.get("alpha_level", "interval")
@@ -124,7 +126,11 @@ def report_command(args: Pairs = typer.Argument(None, help=(
         _fail(f"qualify={qualify!r}: use yes|no")
     if level not in LEVELS:
         _fail(f"alpha_level={level!r}: use {'|'.join(LEVELS)}")
-    report = build_report(study, qualify=qualify == "yes", level=level)
+    try:
+        rules = Rules(min_median_seconds=float(options.get("min_seconds", Rules.min_median_seconds)))
+    except ValueError:
+        _fail(f"min_seconds={options['min_seconds']!r} is not a number")
+    report = build_report(study, qualify=qualify == "yes", rules=rules, level=level)
     out = Path(options.get("out", study.root / "report"))
     out.mkdir(parents=True, exist_ok=True)
     text = render_markdown(report)

@@ -30,4 +30,5 @@ def alpha(ratings: pd.DataFrame, level: str = "interval", scale: tuple[int, int]
     if not pairable or np.unique(data[~np.isnan(data)]).size < 2:
         return math.nan
     domain = np.arange(scale[0], scale[1] + 1) if level == "ordinal" else None
-    return float(krippendorff.alpha(reliability_data=data, level_of_measurement=level, value_domain=domain))
+    with np.errstate(invalid="ignore", divide="ignore"):  # 0/0 when the pairable values never differ: NaN
+        return float(krippendorff.alpha(reliability_data=data, level_of_measurement=level, value_domain=domain))
