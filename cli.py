@@ -124,10 +124,12 @@ def demo(args: ArgList = PAIRS) -> None:
 
 def _mount_subapps() -> None:
     from grue.commands.compare import compare
+    from grue.commands.human import human_app
     from grue.commands.leaderboard import leaderboard_app
     from grue.commands.sweep import sweep
 
     app.add_typer(leaderboard_app, name="leaderboard")
+    app.add_typer(human_app, name="human")
     app.command("compare")(compare)
     app.command("sweep")(sweep)
     from grue.commands.label import label_app  # learned rewards' comparisons (docs/learned_rewards.md)
