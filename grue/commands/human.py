@@ -14,6 +14,7 @@ from typing import Optional
 
 import typer
 
+from grue.commands.errors import fail
 from grue.commands.leaderboard import parse_pairs
 
 human_app = typer.Typer(help="Human studies: rate or compare generations, import crowd results, analyse.",
@@ -21,16 +22,11 @@ human_app = typer.Typer(help="Human studies: rate or compare generations, import
 Pairs = Optional[list[str]]
 
 
-def _fail(message: str) -> None:
-    typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
-    raise typer.Exit(code=2)
-
-
 def _options(args: Pairs, allowed: set[str]) -> dict[str, str]:
     try:
         return parse_pairs(args or [], allowed)
     except typer.BadParameter as err:
-        _fail(str(err))
+        fail(str(err))
 
 
 def _number(options: dict[str, str], key: str, default: int | None) -> int | None:
@@ -39,9 +35,9 @@ def _number(options: dict[str, str], key: str, default: int | None) -> int | Non
     try:
         value = int(options[key])
     except ValueError:
-        _fail(f"{key}={options[key]!r} is not a whole number")
+        fail(f"{key}={options[key]!r} is not a whole number")
     if value < 0:
-        _fail(f"{key}={value} must not be negative")
+        fail(f"{key}={value} must not be negative")
     return value
 
 
@@ -49,11 +45,11 @@ def _study(options: dict[str, str]):
     from grue.human.study import StudyError, load_study
 
     if "study" not in options:
-        _fail("study=DIR is required")
+        fail("study=DIR is required")
     try:
         return load_study(Path(options["study"]))
     except StudyError as err:
-        _fail(str(err))
+        fail(str(err))
 
 
 @human_app.callback()
@@ -73,9 +69,9 @@ def make_study_command(args: Pairs = typer.Argument(None, help=(
                                        "seed", "out"})
     for key in ("kind", "task", "out"):
         if key not in options:
-            _fail(f"{key}= is required")
+            fail(f"{key}= is required")
     if options["kind"] not in KINDS:
-        _fail(f"kind={options['kind']!r}: use {'|'.join(KINDS)}")
+        fail(f"kind={options['kind']!r}: use {'|'.join(KINDS)}")
     request = StudyRequest(
         kind=options["kind"], task=options["task"],
         runs=tuple(Path(p) for p in options.get("runs", "runs").split(",") if p),
@@ -85,7 +81,7 @@ def make_study_command(args: Pairs = typer.Argument(None, help=(
     try:
         study, tokens = make_study(Path(options["out"]), request)
     except (StudyError, ValueError) as err:
-        _fail(str(err))
+        fail(str(err))
     typer.echo(f"wrote {study.kind} study {study.root}: {len(study.judged_items())} items, "
                f"{len(study.items) - len(study.judged_items())} attention checks, {len(tokens)} raters")
     typer.echo(f"rater links (secret, one per rater): {study.root / 'links.txt'}; "
@@ -105,7 +101,7 @@ def serve_command(
     try:
         serve(study.root, host, port, typer.echo)
     except OSError as err:
-        _fail(f"cannot listen on {host}:{port}: {err}")
+        fail(f"cannot listen on {host}:{port}: {err}")
 
 
 @human_app.command("report")
@@ -123,13 +119,13 @@ def report_command(args: Pairs = typer.Argument(None, help=(
     qualify = options.get("qualify", "no")
     level = options.get("alpha_level", "interval")
     if qualify not in ("yes", "no"):
-        _fail(f"qualify={qualify!r}: use yes|no")
+        fail(f"qualify={qualify!r}: use yes|no")
     if level not in LEVELS:
-        _fail(f"alpha_level={level!r}: use {'|'.join(LEVELS)}")
+        fail(f"alpha_level={level!r}: use {'|'.join(LEVELS)}")
     try:
         rules = Rules(min_median_seconds=float(options.get("min_seconds", Rules.min_median_seconds)))
     except ValueError:
-        _fail(f"min_seconds={options['min_seconds']!r} is not a number")
+        fail(f"min_seconds={options['min_seconds']!r} is not a number")
     report = build_report(study, qualify=qualify == "yes", rules=rules, level=level)
     out = Path(options.get("out", study.root / "report"))
     out.mkdir(parents=True, exist_ok=True)
@@ -150,7 +146,7 @@ def export_command(args: Pairs = typer.Argument(None, help="study=DIR out=FILE.c
     options = _options(args, {"study", "out"})
     study = _study(options)
     if "out" not in options:
-        _fail("out=FILE.csv is required")
+        fail("out=FILE.csv is required")
     atomic_write_text(Path(options["out"]), batch_csv(study))
     typer.echo(f"wrote {options['out']}: {len(study.items) * study.raters_per_item} assignments; "
                "import the platform's results with `grue human import`")
@@ -164,11 +160,11 @@ def import_command(args: Pairs = typer.Argument(None, help="study=DIR results=FI
     options = _options(args, {"study", "results", "platform"})
     study = _study(options)
     if "results" not in options:
-        _fail("results=FILE.csv is required")
+        fail("results=FILE.csv is required")
     try:
         stored = import_results(study, Path(options["results"]), options.get("platform", "mturk"))
     except ImportRefused as err:
-        _fail(str(err))
+        fail(str(err))
     typer.echo(f"imported {stored} answers into {study.db_path}")
 
 
@@ -184,14 +180,14 @@ def export_comparisons_command(args: Pairs = typer.Argument(None, help=(
     options = _options(args, {"study", "out", "qualify"})
     study = _study(options)
     if "out" not in options:
-        _fail("out=FILE.jsonl is required")
+        fail("out=FILE.jsonl is required")
     if options.get("qualify", "no") not in ("yes", "no"):
-        _fail(f"qualify={options['qualify']!r}: use yes|no")
+        fail(f"qualify={options['qualify']!r}: use yes|no")
     excluded = set(unqualified(choices_frame(study), "comparisons")) \
         if options.get("qualify") == "yes" and study.kind == "comparisons" else set()
     try:
         written = export_comparisons(study, Path(options["out"]), excluded)
     except StudyError as err:
-        _fail(str(err))
+        fail(str(err))
     typer.echo(f"appended {written} comparisons to {options['out']}"
                + (f" ({len(excluded)} unqualified raters left out)" if excluded else ""))
