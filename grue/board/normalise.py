@@ -37,10 +37,12 @@ def _unpercent(metric: str, x: float) -> float:
 
 @dataclass
 class Transform:
-    """A fitted per-metric mapping to [0, 1]; `describe` says in words what it did."""
+    """A fitted per-metric mapping to [0, 1]; `describe` says in words what it did, and `forced` what it
+    sets by construction (so a bar at exactly 1.0 or 0.5 is not read as a result)."""
 
     apply: Callable[[float], float]
     describe: str
+    forced: str = ""
 
 
 @dataclass
@@ -59,10 +61,14 @@ class PoolFit:
 def _minmax(values: list[float], higher: bool) -> Transform:
     low, high = min(values), max(values)
     if high - low <= 1e-12:
-        return Transform(lambda x: CONSTANT_COLUMN, "constant over the pool -> 0.5")
+        return Transform(lambda x: CONSTANT_COLUMN, "constant over the pool -> 0.5",
+                         "every row ties (or the pool has one row), so all get 0.5")
+    extremes = "the pool's best row is 1 and its worst 0 by construction"
     if higher:
-        return Transform(lambda x: _clip((x - low) / (high - low)), f"min-max over the pool [{low:.4g}, {high:.4g}]")
-    return Transform(lambda x: _clip((high - x) / (high - low)), f"reversed min-max over the pool [{low:.4g}, {high:.4g}]")
+        return Transform(lambda x: _clip((x - low) / (high - low)), f"min-max over the pool [{low:.4g}, {high:.4g}]",
+                         extremes)
+    return Transform(lambda x: _clip((high - x) / (high - low)), f"reversed min-max over the pool [{low:.4g}, {high:.4g}]",
+                     extremes)
 
 
 def _rank(values: list[float], higher: bool) -> Transform:
@@ -81,7 +87,10 @@ def _fixed(metric: str, values: list[float], higher: bool, anchor: float | None)
     if metric == "perplexity":
         ref = anchor if anchor is not None else min(values)
         origin = "zero-shot" if anchor is not None else "lowest in pool"
-        return Transform(lambda x: _clip(ref / x) if x > 0 else math.nan, f"{ref:.4g} / perplexity ({origin} anchor)")
+        forced = ("the zero-shot row is 1.0 by construction" if anchor is not None
+                  else "the pool's least perplexed row is 1.0 by construction")
+        return Transform(lambda x: _clip(ref / x) if x > 0 else math.nan, f"{ref:.4g} / perplexity ({origin} anchor)",
+                         forced)
     if metric in UNBOUNDED:
         return _minmax(values, higher)
     if metric == "ter":

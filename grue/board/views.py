@@ -161,19 +161,6 @@ def questions_table(board: Board) -> Table:
     return table
 
 
-def _why_fixed(describe: str) -> str:
-    """What a normalisation forces by construction, so a bar at exactly 1.0 (or 0.5) is not read as a result."""
-    if "zero-shot anchor" in describe:
-        return ": the zero-shot row is 1.0 by construction"
-    if "lowest in pool" in describe:
-        return ": the pool's least perplexed row is 1.0 by construction"
-    if describe.startswith("constant"):
-        return ": every row ties (or the pool has one row), so all get 0.5"
-    if "min-max" in describe:
-        return ": the pool's best row is 1 and its worst 0 by construction"
-    return ""
-
-
 def naturalness_note(board: Board, source: str, profile: str, tasks: list[str]) -> str:
     """How each task's naturalness bar was normalised: values from different transforms are not alike."""
     parts = []
@@ -185,7 +172,8 @@ def naturalness_note(board: Board, source: str, profile: str, tasks: list[str]) 
             if transform is None:
                 parts.append(f"{TASK_SHORT[task]} {metric} ({split}): not reported, no bar")
             else:
-                parts.append(f"{TASK_SHORT[task]} {metric} ({split}): {transform.describe}{_why_fixed(transform.describe)}")
+                forced = f": {transform.forced}" if transform.forced else ""
+                parts.append(f"{TASK_SHORT[task]} {metric} ({split}): {transform.describe}{forced}")
     if not parts:
         return ""
     return ("Naturalness normalisation per task (transforms differ, so bars compare algorithms within a task, "
