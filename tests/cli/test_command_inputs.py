@@ -150,3 +150,11 @@ def test_a_bug_keeps_its_traceback_and_asks_to_be_reported(monkeypatch):
     result = runner.invoke(app, ["tasks"])
     assert result.exit_code == 1 and isinstance(result.exception, ZeroDivisionError)
     assert "internal error (a bug, not a mistake in your input); please report it" in result.output
+
+
+def test_an_asset_cache_that_cannot_be_created_names_grue_cache(files):
+    result = runner.invoke(app, ["run", "task=imdb", "profile=mini", "algo=zero_shot",
+                                 f"output_dir={files / 'runs'}"], env={"GRUE_CACHE": str(files / "a_file" / "cache")})
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    assert result.output.startswith(f"error: a file stands where a directory is needed ({files / 'a_file'}")
+    assert "GRUE_CACHE for the asset cache" in result.output

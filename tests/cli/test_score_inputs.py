@@ -117,3 +117,11 @@ def test_bad_arguments_are_refused(tmp_path, args, expected):
     preds = tmp_path / "p.jsonl"
     preds.write_bytes(FULL)
     refused(score(f"predictions={preds}", *args), expected)
+
+
+def test_a_missing_hub_asset_on_the_paper_profile_is_a_clear_error(tmp_path):
+    preds = tmp_path / "p.jsonl"
+    preds.write_bytes(FULL)
+    result = runner.invoke(app, ["score", "task=imdb", f"predictions={preds}"],
+                           env={"HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(tmp_path / "empty_hub_cache")})
+    refused(result, "is not available on this machine", "profile=mini")
