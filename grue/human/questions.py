@@ -51,6 +51,6 @@ def answer_questions(study: Study, qualify: bool = False) -> pd.DataFrame:
             reversed_ |= -1 in ups and 1 not in ups
             evidence.append(f"{better} vs {worse}: " + ", ".join(f"{axis} {why}" for axis, (_, why) in signs.items()))
         answer = "not testable" if not testable else ("yes" if holds and not reversed_ else "no")
-        rows.append([study.task, qid, question, answer, "; ".join(evidence) or "needs " + " and ".join(
-            f"{b} and {w}" for b, w in claims), paper.get(qid, {}).get(study.task)])
+        lacking = "the study has no " + " or ".join(f"{b} vs {w}" for b, w in claims)
+        rows.append([study.task, qid, question, answer, "; ".join(evidence) or lacking, paper.get(qid, {}).get(study.task)])
     return pd.DataFrame(rows, columns=ANSWER_COLUMNS)

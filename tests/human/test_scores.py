@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 from scipy.stats import t as student_t
 
+from grue.human.board_panel import human_section, section_html, section_markdown
 from grue.human.frame import ratings_frame
 from grue.human.questions import answer_questions
 from grue.human.scores import human_scores, paper_human_scores
@@ -55,7 +56,8 @@ def test_table2_human_questions_follow_the_tukey_tests(tmp_path):
     assert answers.loc["rl_gt_sup_human", "answer"] == "yes"
     assert answers.loc["rl_gt_sup_human", "paper_answer"]  # the paper's IMDB answer (a tick), shown beside
     assert answers.loc["suprl_gt_sup_human", "answer"] == "not testable"
-    assert "needs supervised_ppo and supervised" in answers.loc["suprl_gt_sup_human", "evidence"]
+    assert answers.loc["suprl_gt_sup_human", "evidence"] == (
+        "the study has no supervised_ppo vs supervised or supervised_nlpo vs supervised")
 
 
 def test_a_significantly_reversed_claim_answers_no(tmp_path):
@@ -64,3 +66,18 @@ def test_a_significantly_reversed_claim_answers_no(tmp_path):
     answers = answer_questions(study).set_index("question_id")
     assert answers.loc["rl_gt_sup_human", "answer"] == "no"
     assert "ppo vs supervised: sentiment -2.000" in answers.loc["rl_gt_sup_human", "evidence"]
+
+
+def test_the_board_section_puts_the_study_beside_the_papers_rows(tmp_path):
+    study, tokens = build_study(tmp_path, algos=("supervised", "ppo"), samples=6)
+    _rate_by_tone(study, tokens, spread=1)
+    section = human_section([study.root])
+    sources = list(section.scores["source"])
+    assert sources[:4] == ["study"] * 4 and set(sources[4:]) == {"paper (Table 9)"}  # IMDB only: the studied task
+    ppo = section.scores[(section.scores["source"] == "study") & (section.scores["algorithm"] == "PPO")]
+    assert list(ppo["mean"]) == [f"{v:.2f}" for v in human_scores([study.root]).query("algo == 'ppo'")
+                                 .sort_values("axis")["mean"]]
+    assert section.figure_png.startswith(b"\x89PNG")
+    html = section_html(section)
+    assert html.count('<tr class="ref">') == sources.count("paper (Table 9)")
+    assert "RL &gt; Supervised (human)?" in html and "human_figure2.png" in section_markdown(section)
