@@ -225,8 +225,8 @@ class Run:
         models = [policy.model] + ([mask.mask_model] if mask else [])
         gathered = self.sharding.gathered(models) if self.sharding else nullcontext()
         with self._bar(f"evaluating {split}", len(samples)) as bar, gathered:  # sharded: whole while generating
-            return evaluate_split(self.cfg, policy, scorers, samples, progress=bar.advance,
-                                  accelerator=self.accelerator, make_processors=mask.eval_processors if mask else None)
+            return evaluate_split(self.cfg, policy, scorers, samples, progress=bar.advance, accelerator=self.accelerator,
+                                  make_processors=mask.eval_processors if mask else None)
 
     def _start_sharding(self) -> Any:
         """The run's Sharding when its parameters are to be sharded (several processes and a shard mode)."""
