@@ -76,7 +76,7 @@ def make_study_command(args: Pairs = typer.Argument(None, help=(
         kind=options["kind"], task=options["task"],
         runs=tuple(Path(p) for p in options.get("runs", "runs").split(",") if p),
         algos=tuple(a for a in options.get("algos", "").split(",") if a),
-        samples=_number(options, "samples", None), raters_per_item=_number(options, "raters", 3) or 1,
+        samples=_number(options, "samples", None), raters_per_item=_number(options, "raters", 3),
         pool=_number(options, "pool", None), gold=_number(options, "gold", 2), seed=_number(options, "seed", 0))
     try:
         study, tokens = make_study(Path(options["out"]), request)

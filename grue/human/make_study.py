@@ -109,6 +109,8 @@ def make_study(out: Path, request: StudyRequest) -> tuple[Study, dict[str, str]]
     """Write the study under `out`; returns it and each rater's secret token. Never overwrites a study."""
     if (out / STUDY_FILE).exists():
         raise StudyError(f"{out} already holds a study; choose another out= (answers are never overwritten)")
+    if request.raters_per_item < 1:
+        raise StudyError(f"raters={request.raters_per_item}: every item needs at least one rater")
     protocol = protocol_for(request.task)
     runs = _one_run_per_algo(request)
     samples, tables = _shared_samples(runs, request, protocol.samples)

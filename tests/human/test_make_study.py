@@ -57,6 +57,7 @@ def test_the_lowest_seed_run_of_each_algorithm_is_used(tmp_path):
     ({"task": "totto"}, "no finished totto runs"),
     ({"samples": 0}, "ask for 1..12"),
     ({"raters_per_item": 4, "pool": 3}, "pool of at least 4"),
+    ({"raters_per_item": 0}, "at least one rater"),
 ])
 def test_bad_requests_are_refused_and_write_nothing(tmp_path, request_args, message):
     runs = tmp_path / "runs"
