@@ -6,6 +6,7 @@
     grue human export study=studies/imdb out=batch.csv
     grue human import study=studies/imdb results=batch_results.csv
     grue human export-comparisons study=studies/cmp out=comparisons.jsonl [qualify=yes]
+    grue human board studies=studies/imdb,studies/cnn [out=leaderboard/export/site]
 """
 from __future__ import annotations
 
@@ -191,3 +192,20 @@ def export_comparisons_command(args: Pairs = typer.Argument(None, help=(
         fail(str(err))
     typer.echo(f"appended {written} comparisons to {options['out']}"
                + (f" ({len(excluded)} unqualified raters left out)" if excluded else ""))
+
+
+@human_app.command("board")
+def board_command(args: Pairs = typer.Argument(None, help="studies=DIR[,DIR] [out=leaderboard/export/site]")) -> None:
+    """The leaderboard's human section: Figure 2 (c)-(d), human scores beside the paper's, Table 2 human rows."""
+    from grue.human.board_panel import human_section, write_section
+    from grue.human.study import StudyError
+
+    options = _options(args, {"studies", "out"})
+    if "studies" not in options:
+        fail("studies=DIR[,DIR] is required")
+    try:
+        section = human_section([Path(d) for d in options["studies"].split(",") if d])
+    except StudyError as err:
+        fail(str(err))
+    for path in write_section(section, Path(options.get("out", "leaderboard/export/site"))):
+        typer.echo(f"wrote {path}")

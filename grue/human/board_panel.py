@@ -88,3 +88,24 @@ def section_html(section: HumanSection, figure_name: str = "human_figure2.png") 
                   table(section.questions[["task", "question", "answer", "paper_answer", "evidence"]], "human-questions")]
     parts.append("</section>")
     return "\n".join(parts)
+
+
+PAGE_STYLE = ("body{font-family:system-ui,sans-serif;max-width:64rem;margin:2rem auto;padding:0 1rem;color:#222}"
+              "table{border-collapse:collapse;margin:.8rem 0 1.6rem}th,td{border:1px solid #ccc;padding:.2rem .5rem}"
+              "tr.ref td{color:#555;font-style:italic}img{max-width:100%}")
+
+
+def write_section(section: HumanSection, out: Path) -> list[Path]:
+    """Write human.md, human.html (a page of its own) and the figure into `out`; returns the paths."""
+    from grue.storage.atomic import atomic_write_text
+
+    out.mkdir(parents=True, exist_ok=True)
+    page = (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>GRUE human studies</title>'
+            f"<style>{PAGE_STYLE}</style></head><body>{section_html(section)}</body></html>\n")
+    written = [out / "human.md", out / "human.html"]
+    atomic_write_text(written[0], section_markdown(section))
+    atomic_write_text(written[1], page)
+    if section.figure_png is not None:
+        written.append(out / "human_figure2.png")
+        written[-1].write_bytes(section.figure_png)
+    return written

@@ -94,3 +94,17 @@ def test_report_and_export_refusals_name_the_problem(tmp_path):
     assert "alpha_level='fuzzy'" in refuse("report", f"study={study.root}", "alpha_level=fuzzy")
     assert "only comparisons studies" in refuse("export-comparisons", f"study={study.root}", f"out={tmp_path / 'c.jsonl'}")
     assert "cannot read" in refuse("import", f"study={study.root}", f"results={tmp_path / 'missing.csv'}")
+
+
+def test_board_writes_the_human_page(tmp_path):
+    study = _study(tmp_path)
+    tokens = dict(line.split() for line in (study.root / "links.txt").read_text().splitlines())
+    for n, path in enumerate(tokens.values()):
+        answer_all(study, path.removeprefix("/r/"), lambda item, order, n=n: {
+            "sentiment": str(1 + (n + len(item.id)) % 5), "coherence": str(1 + n % 5)})
+    result = _invoke("board", f"studies={study.root}", f"out={tmp_path / 'site'}")
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "site" / "human.html").read_text()
+    assert 'id="human-scores"' in page and "paper (Table 9)" in page and "human_figure2.png" in page
+    assert (tmp_path / "site" / "human_figure2.png").read_bytes().startswith(b"\x89PNG")
+    assert "is not a study directory" in refuse("board", f"studies={tmp_path / 'nothing'}")
