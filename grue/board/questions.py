@@ -74,6 +74,11 @@ def _evidence(claim: Claim, test: Welch, p_adj: float) -> str:
     return f"{head}: diff {test.diff:+.4f}, t={test.t:.2f}, p={test.p:.3g}, Holm p={p_adj:.3g}"
 
 
+def _evidence_text(answer: str, outcomes: list[tuple[Claim, Welch, float]]) -> str:
+    """Each comparison behind an answer; none for an untestable one, whose detail already says what is missing."""
+    return "" if answer == NOT_TESTABLE else " | ".join(_evidence(c, t, p) for c, t, p in outcomes)
+
+
 def _needs(outcomes: list[tuple[Claim, Welch, float]]) -> str:
     """What a question lacks, e.g. 'needs Supervised+PPO and PPO runs, 2+ seeds each (PPO has 1)'."""
     short: dict[str, int] = {}
@@ -121,7 +126,7 @@ def answer_questions(picked: pd.DataFrame, raw_seeds: pd.DataFrame) -> pd.DataFr
             outcomes = [(c, t, p) for (q, c, t), p in zip(tests, adjusted) if q == qid]
             answer, detail = _answer(outcomes, hack=qid == "reward_hackable")
             rows.append({"profile": profile, "task": task, "question_id": qid, "question": text, "answer": answer,
-                         "detail": detail, "evidence": " | ".join(_evidence(c, t, p) for c, t, p in outcomes),
+                         "detail": detail, "evidence": _evidence_text(answer, outcomes),
                          "paper_answer": paper.get(qid, {}).get(task)})
         for qid, text in HUMAN_QUESTIONS:
             rows.append({"profile": profile, "task": task, "question_id": qid, "question": text,

@@ -74,7 +74,10 @@ def test_table2_on_a_small_board_says_what_is_missing(tmp_path):
     assert answers.loc["rl_gt_sup_auto", "detail"] == "needs Supervised and NLPO runs, 2+ seeds each (Supervised has 1)"
     assert answers.loc["needs_warm_start", "detail"] == ("needs NLPO, Supervised+PPO and Supervised+NLPO runs, "
                                                          "2+ seeds each")
-    assert not board.questions["evidence"].str.contains("nan").any()
+    assert answers.loc["rl_gt_sup_auto", "evidence"] == ""  # one line: the detail says it all
+    imdb_grid(tmp_path, seeds=2, algos=("supervised",), rng_seed=6)  # seed 1 joins: PPO vs Supervised is testable
+    evidence = build_board([tmp_path], BoardOptions(with_paper=False)).questions.set_index("question_id")["evidence"]
+    assert "nlpo: no runs vs supervised" in evidence["rl_gt_sup_auto"] and "nan" not in evidence["rl_gt_sup_auto"]
 
 
 def test_counts_lengths_and_ties_print_honestly():
