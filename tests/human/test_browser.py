@@ -47,3 +47,19 @@ def test_a_rater_reads_rates_reloads_resumes_and_finishes(tmp_path):
     assert problems == []
     assert len(set(seen)) == 6
     assert _stored(study) == {("rater-01", item): {"sentiment": 4, "coherence": 2} for item in seen}
+
+
+def test_cnn_dailymail_scales_appear_only_after_the_reading_time(tmp_path):
+    study, tokens = build_study(tmp_path, task="cnn_dailymail", samples=2)
+    with live_server(study.root) as (_, port), sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page = browser.new_page()
+        page.clock.install()  # the page's timers run on a fake clock: 15 s pass without waiting
+        page.goto(f"http://127.0.0.1:{port}/r/{tokens['rater-01']}")
+        assert page.locator("#text").is_visible() and page.locator("#wait").is_visible()
+        assert not page.locator("#scales").is_visible()
+        page.clock.run_for(8_000)
+        assert not page.locator("#scales").is_visible()
+        page.clock.run_for(8_000)
+        assert page.locator("#scales").is_visible() and not page.locator("#wait").is_visible()
+        browser.close()
