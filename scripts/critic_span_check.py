@@ -4,7 +4,7 @@ should lower P(positive), a negative span's removal should raise it. Prints the 
 move the score in their direction, with the critic's outcome counts (a small critic may do badly:
 the number is what matters).
 
-    .venv/bin/python scripts/critic_span_check.py runs/<an imdb mini run>/predictions/val.jsonl \
+    .venv/bin/python scripts/critic_span_check.py runs/<imdb mini run>/predictions/{val,test}.jsonl \
         --critic packaged:smollm2-135m --limit 300
 """
 from __future__ import annotations
@@ -32,14 +32,14 @@ def without(text: str, span: str) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("predictions", type=Path)
+    parser.add_argument("predictions", type=Path, nargs="+", help="predictions/<split>.jsonl files of IMDB runs")
     parser.add_argument("--critic", default="packaged:smollm2-135m")
     parser.add_argument("--critic-tokens", type=int, default=32)
     parser.add_argument("--classifier", default="packaged:minilm-sentiment-split42")
     parser.add_argument("--limit", type=int, default=300)
     parser.add_argument("--cache", type=Path, default=Path("runs/critic_span_check_cache"))
     args = parser.parse_args()
-    rows = read_jsonl(args.predictions)[:args.limit]
+    rows = [row for path in args.predictions for row in read_jsonl(path)][:args.limit]
     template = load_template("sentiment")
     classifier = SentimentClassifier(args.classifier)
     scores = classifier.positive_probability([r["prompt"] + r["generation"] for r in rows])
