@@ -95,12 +95,11 @@ def sample_inputs(n: int, seed: int = 12) -> MetricInputs:
 
 
 def clear_shared_caches() -> None:
-    """Empty the memoised tokenisers, so each family is timed doing its own tokenisation."""
+    """Empty the memoised tokenisers, so each family is timed doing its own tokenisation (a tree
+    without them, such as the one before issue 12, has nothing to empty)."""
     import grue.metrics.text as text
 
-    for value in vars(text).values():
-        if callable(getattr(value, "cache_clear", None)):
-            value.cache_clear()
+    getattr(text, "clear_text_caches", lambda: None)()
 
 
 def timed(names: tuple[str, ...], inputs: MetricInputs,
@@ -164,14 +163,30 @@ def matmul_flops_per_second(size: int = 1024, repeats: int = 20) -> float:
     return 2 * size**3 * repeats / (time.perf_counter() - start)
 
 
-def perplexity_floor(model: Any, scored: int, processed: int, window: int) -> float:
-    """Forward FLOPs of the model over ``processed`` window tokens (2 per weight per token, plus the
-    attention products), ``scored`` of which need the vocabulary projection."""
+def forward_flops(model: Any, tokens: int, mean_context: float, head_tokens: int = 0) -> float:
+    """Forward FLOPs of ``model`` over ``tokens`` tokens: 2 per weight per token outside the embeddings,
+    the attention products (QK^T and AV, 4 x layers x hidden x the mean attended span), and the
+    vocabulary projection for ``head_tokens`` of them."""
     config = model.config
     body = sum(p.numel() for name, p in model.named_parameters() if "embed" not in name and "lm_head" not in name)
-    head = config.vocab_size * config.hidden_size
-    attention = 2 * 2 * config.num_hidden_layers * config.hidden_size * (window / 2)  # QK^T and AV, mean causal span
-    return processed * (2 * body + attention) + scored * 2 * head
+    attention = 4 * config.num_hidden_layers * config.hidden_size * mean_context
+    return tokens * (2 * body + attention) + head_tokens * 2 * config.vocab_size * config.hidden_size
+
+
+def run_bertscore(inputs: MetricInputs) -> None:
+    """BERTScore with the packaged MiniLM, and the compute floor of encoding every distinct text once."""
+    ctx = MetricContext(options=dict(OPTIONS))
+    built, (took, cpu), values, unavailable = timed(("bertscore",), inputs, ctx)
+    if unavailable:
+        print(f"{'bertscore':<12} unavailable: {unavailable['bertscore']}", flush=True)
+        return
+    scorer = build_scorers(("bertscore",), ctx).scorers[0]
+    texts = [g for g in inputs.generations] + [r for refs in inputs.references for r in refs]
+    lengths = [len(ids) for ids in scorer.token_ids(texts).values()]
+    tokens = sum(lengths)
+    floor = forward_flops(scorer.model, tokens, sum(n * n for n in lengths) / tokens) / matmul_flops_per_second()
+    print(f"{'bertscore':<12} {took:9.1f} s {cpu:7.1f} s   (build {built:.1f} s)   {tokens} tokens encoded; "
+          f"compute floor {floor:.1f} s ({took / floor:.2f}x); bertscore {values['bertscore']:.4f}", flush=True)
 
 
 def run_perplexity(inputs: MetricInputs, tokens: int | None) -> None:
@@ -184,7 +199,8 @@ def run_perplexity(inputs: MetricInputs, tokens: int | None) -> None:
     windows = sliding_windows(n_tokens, 1024, 512)
     processed, scored = sum(e - b for b, e, _ in windows), sum(e - f for _, e, f in windows)
     _, (took, cpu), values, _ = timed(("perplexity",), subset, ctx)
-    floor = perplexity_floor(ctx.policy.model, scored, processed, 1024) / matmul_flops_per_second()
+    flops = forward_flops(ctx.policy.model, processed, 1024 / 2, head_tokens=scored)  # causal: half the window on average
+    floor = flops / matmul_flops_per_second()
     print(f"{'perplexity':<12} {took:9.1f} s {cpu:7.1f} s   {scored} tokens scored, {scored / took:.0f} tokens/s; "
           f"compute floor {floor:.1f} s ({took / floor:.2f}x); value {values.get('perplexity', math.nan):.3f}",
           flush=True)
@@ -213,6 +229,9 @@ def main() -> None:
     for family in families:
         if family == "perplexity":
             run_perplexity(inputs, args.perplexity_tokens)
+            continue
+        if family == "bertscore":
+            run_bertscore(inputs)
             continue
         built, (took, cpu), values, unavailable = timed(FAMILIES.get(family, (family,)), inputs, ctx)
         total += took if family in FAMILIES else 0.0

@@ -8,6 +8,7 @@ from typing import Callable, Iterable
 
 from grue.results.schema import METRIC_NAMES
 from grue.metrics.base import MetricContext, MetricInputs, MetricUnavailable, MetricValue, Scorer
+from grue.metrics.text import clear_text_caches
 
 ScorerFactory = Callable[[MetricContext], Scorer]
 
@@ -96,10 +97,14 @@ class ScorerSet:
     unavailable: dict[str, str]  # metric name -> why it cannot be computed here
 
     def compute(self, inputs: MetricInputs) -> dict[str, MetricValue]:
+        """Every scorer on the same inputs; tokenisation they share is done once (grue.metrics.text)."""
         out: dict[str, MetricValue] = {}
-        for scorer in self.scorers:
-            values = scorer.compute(inputs)
-            out.update({k: v for k, v in values.items() if k in self.wanted})
+        try:
+            for scorer in self.scorers:
+                values = scorer.compute(inputs)
+                out.update({k: v for k, v in values.items() if k in self.wanted})
+        finally:
+            clear_text_caches()
         return out
 
 

@@ -25,13 +25,12 @@ from grue.metrics.base import MetricContext, MetricInputs, MetricValue
 from grue.metrics.lcs import lcs_length, union_lcs_hits
 from grue.metrics.references import require_references
 from grue.metrics.registry import register
-from grue.metrics.text import split_sentences
+from grue.metrics.text import split_sentences, text_cache
 
 ROUGE_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 _SPACES = re.compile(r"\s+")
 _VALID = re.compile(r"^[a-z0-9]+$")
-_CACHE = 1 << 16
 
 Tokens = tuple[str, ...]
 
@@ -43,19 +42,19 @@ def _porter() -> Any:
     return porter.PorterStemmer()  # rouge-score's stemmer (NLTK's extended mode)
 
 
-@lru_cache(maxsize=_CACHE)
+@lru_cache(maxsize=1 << 16)
 def _stem(word: str) -> str:
     return _porter().stem(word) if len(word) > 3 else word
 
 
-@lru_cache(maxsize=_CACHE)
+@text_cache
 def rouge_tokens(text: str) -> Tokens:
     """rouge-score's tokens: lower-case, non-alphanumerics to spaces, words over 3 characters stemmed."""
     words = _SPACES.split(_NON_ALNUM.sub(" ", text.lower()))
     return tuple(stem for stem in map(_stem, words) if _VALID.match(stem))
 
 
-@lru_cache(maxsize=_CACHE)
+@text_cache
 def sentence_tokens(text: str) -> tuple[Tokens, ...]:
     """The tokens of each sentence (the text's tokens are their concatenation)."""
     return tuple(rouge_tokens(sentence) for sentence in split_sentences(text))

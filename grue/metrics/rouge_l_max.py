@@ -32,7 +32,7 @@ from grue.metrics.lcs import union_lcs_hits
 from grue.metrics.references import require_references
 from grue.metrics.registry import register
 from grue.metrics.rouge import rouge_l, rouge_tokens
-from grue.metrics.text import treebank_tokens
+from grue.metrics.text import text_cache, treebank_tokens
 
 VARIANTS = ("py-rouge", "rouge-score")
 ALPHA = 0.5           # F = P R / ((1 - alpha) P + alpha R): the harmonic mean
@@ -87,7 +87,7 @@ def truncated_lines(text: str, limit: int) -> list[str]:
     return lines
 
 
-@lru_cache(maxsize=1 << 16)
+@text_cache
 def sentence_tokens(line: str) -> tuple[str, ...]:
     """One line as py-rouge tokenises and stems it."""
     cleaned = _NOT_ALNUM.sub(" ", line.lower()).strip().replace("cannot", "_cannot_")

@@ -9,30 +9,49 @@ abbreviation it starts a new sentence and Treebank then splits the period off ("
 
 Several metrics of one evaluation tokenise the same texts the same way (METEOR and the diversity
 statistics both use Treebank tokens; BLEU-3/4, CIDEr and Coverage use word tokens; ROUGE-Lsum and
-SummaC split sentences), so every function here is memoised by text and returns tuples, which callers
-cannot modify: the second metric gets the first one's work for free.
+SummaC split sentences), so every function here is memoised by text (``text_cache``) and returns
+tuples, which callers cannot modify: the second metric gets the first one's work for free.
+``ScorerSet.compute`` empties these caches when an evaluation is scored, so they hold one
+evaluation's texts at most (and never more than TEXT_CACHE_SIZE per function).
 """
 from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Callable, TypeVar
 
 _WORD = re.compile(r"\w+")
 # A sentence ends at . ! ? (optionally followed by closing quotes/brackets) before whitespace, or at a newline.
 _SENTENCE_END = re.compile(r"(?<=[.!?][\"')\]])\s+|(?<=[.!?])\s+|\s*\n+\s*")
-# Enough for every text of a few thousand-sample evaluations; entries are small tuples of strings.
-_CACHE_TEXTS = 1 << 16
+# Enough for every text of an evaluation of a few thousand samples, each with a few references.
+TEXT_CACHE_SIZE = 1 << 14
+_TEXT_CACHES: list = []
+Fn = TypeVar("Fn", bound=Callable)
+
+
+def text_cache(fn: Fn) -> Fn:
+    """Memoise a function of one text for the current evaluation (see the module docstring)."""
+    cached = lru_cache(maxsize=TEXT_CACHE_SIZE)(fn)
+    _TEXT_CACHES.append(cached)
+    return cached  # type: ignore[return-value]
+
+
+def clear_text_caches() -> None:
+    """Forget every memoised text (called when an evaluation has been scored)."""
+    for cached in _TEXT_CACHES:
+        cached.cache_clear()
+
 # Abbreviations after which ". " does not end a sentence (punkt's most frequent non-breaking cases).
 _NO_BREAK_AFTER = re.compile(r"(?:\b(?:[A-Za-z]\.){2,}|\b(?:Mr|Mrs|Ms|Dr|Prof|St|Jr|Sr|vs)\.)$")
 
 
-@lru_cache(maxsize=_CACHE_TEXTS)
+@text_cache
 def word_tokens(text: str) -> tuple[str, ...]:
     """Lower-cased word tokens with punctuation dropped (what the COCO caption tokenizer keeps)."""
     return tuple(_WORD.findall(text.lower()))
 
 
-@lru_cache(maxsize=_CACHE_TEXTS)
+@text_cache
 def split_sentences(text: str) -> tuple[str, ...]:
     """Sentences of a text: newlines always split, and . ! ? followed by whitespace split, except
     after the abbreviations of ``_NO_BREAK_AFTER``."""
@@ -53,7 +72,7 @@ def _treebank():
     return NLTKWordTokenizer()
 
 
-@lru_cache(maxsize=_CACHE_TEXTS)
+@text_cache
 def treebank_tokens(text: str) -> tuple[str, ...]:
     """NLTK's ``word_tokenize`` without punkt: Treebank tokenisation of each regex-split sentence.
     "It's live-action, isn't it?" -> It 's live-action , is n't it ?"""
@@ -61,7 +80,7 @@ def treebank_tokens(text: str) -> tuple[str, ...]:
     return tuple(tok for sentence in split_sentences(text) for tok in tokenizer.tokenize(sentence))
 
 
-@lru_cache(maxsize=_CACHE_TEXTS)
+@text_cache
 def lower_treebank_tokens(text: str) -> tuple[str, ...]:
     """Treebank tokens, each lower-cased afterwards (GEM-metrics' ``list_tokenized_lower``)."""
     return tuple(tok.lower() for tok in treebank_tokens(text))

@@ -1,5 +1,5 @@
 """The shared tokenisers: sentence splitting around abbreviations, and memoised immutable results."""
-from grue.metrics.text import split_sentences, treebank_tokens, word_tokens
+from grue.metrics.text import clear_text_caches, split_sentences, treebank_tokens, word_tokens
 
 
 def test_sentences_end_at_terminal_punctuation_and_newlines():
@@ -21,3 +21,5 @@ def test_results_are_shared_tuples():
     first = word_tokens("The cat, the MAT.")
     assert first == ("the", "cat", "the", "mat")
     assert word_tokens("The cat, the MAT.") is first  # memoised: a second metric reuses the work
+    clear_text_caches()  # as ScorerSet.compute does after an evaluation
+    assert word_tokens("The cat, the MAT.") is not first
