@@ -1,7 +1,8 @@
 """Benchmark one PPO iteration on the setting of research/perf_anchor.md (TRL's figures on this machine).
 
-SmolLM2-135M, 16 prompts x 48 sampled tokens (top-k 0, no early EOS), 1 PPO epoch, minibatch 8
-episodes, separate critic (or shared with `--shared`). Prints seconds per phase over measured
+SmolLM2-135M, 16 prompts x 48 sampled tokens (top-k 0, no early EOS), 1 PPO epoch, minibatches of
+384 transitions (2 an epoch; each mixes tokens of all 16 episodes, so each runs all of them up to
+its last selected step), separate critic (or shared with `--shared`). Prints seconds per phase over measured
 iterations (after one warm-up), tokens per second and peak RSS. Compare as ratios on one machine.
 
     .venv/bin/python scripts/bench_ppo.py [--iters 3] [--shared] [--nlpo] [--threads 2]
