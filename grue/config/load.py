@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import typing
 from typing import Any, Iterable, Mapping
 
 from omegaconf import DictConfig, OmegaConf
@@ -35,6 +36,7 @@ def _all_keys(node: Any, prefix: str = "") -> list[str]:
     return keys
 
 
+_FIELDS = {key: kind for key, _, kind in schema_fields(RunConfig)}  # leaf keys and their types
 _RULES = {key: item.metadata.get(RULE_KEY) for key, item, _ in schema_fields(RunConfig)}
 _SCHEMA_KEYS = _all_keys(OmegaConf.to_container(OmegaConf.structured(RunConfig)))
 # `reward=meteor` reads better than `reward.name=meteor`; the group keeps room for reward options.
@@ -54,8 +56,22 @@ def parse_overrides(args: Iterable[str]) -> dict[str, str]:
         key = _SHORTHANDS.get(key, key)
         if key not in _SCHEMA_KEYS and not key.startswith(_OPEN_GROUPS):
             raise ConfigError(f"unknown config key {key!r}.{_closest(key, _SCHEMA_KEYS)}")
+        if key not in _FIELDS and not key.startswith(_OPEN_GROUPS):  # a group, e.g. ppo=3
+            first = next(k for k in _FIELDS if k.startswith(f"{key}."))
+            raise ConfigError(f"{key} is a group of settings: set one of its keys, e.g. {first}=... "
+                              "(`grue config` lists them)")
         out[key] = value
     return out
+
+
+def _shape_hint(key: str) -> str:
+    """How a list or a free-form group is written on the command line, for a value of the wrong shape."""
+    kind = typing.get_origin(_FIELDS.get(key))
+    if kind is list:
+        return f" ({key} is a list: {key}=[a,b])"
+    if kind is dict:
+        return f" ({key} is a group: {key}.<name>=<value>)"
+    return ""
 
 
 def _check_choice(key: str, value: str) -> None:
@@ -72,7 +88,8 @@ def _merge(cfg: DictConfig, layer: Mapping[str, Any] | DictConfig, where: str) -
         key = getattr(err, "full_key", "") or str(err)
         raise ConfigError(f"unknown config key {key!r} in {where}.{_closest(str(key), _SCHEMA_KEYS)}") from None
     except ValidationError as err:
-        raise ConfigError(f"bad value for {err.full_key!r} in {where}: {err.msg}") from None
+        why = str(err.msg).splitlines()[0]
+        raise ConfigError(f"bad value for {err.full_key!r} in {where}: {why}{_shape_hint(err.full_key)}") from None
     except OmegaConfBaseException as err:
         raise ConfigError(f"invalid config in {where}: {err}") from None
 

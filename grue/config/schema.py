@@ -48,6 +48,8 @@ def _check_reward(name: str) -> None:
 def _check_metrics(names: list[str]) -> None:
     from grue.metrics.registry import check_names
 
+    if not names:
+        raise KeyError("no metrics: name at least one, e.g. eval.metrics=[meteor,rouge1]")
     check_names(names)
 
 

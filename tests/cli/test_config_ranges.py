@@ -75,10 +75,16 @@ def test_values_on_the_edge_of_their_range_are_accepted(args):
 
 
 @pytest.mark.parametrize("arg, message", [
+    ("ppo=3", "ppo is a group of settings: set one of its keys, e.g. ppo.learning_rate="),
+    ("ppo.epochs=abc", "bad value for 'ppo.epochs' in the command line: Value 'abc'"),
+    ("eval.metrics=bleu", "(eval.metrics is a list: eval.metrics=[a,b])"),
+    ("eval.metric_options=3", "(eval.metric_options is a group: eval.metric_options.<name>=<value>)"),
+    ("eval.metrics=[]", "eval.metrics: no metrics: name at least one"),
     ("output_dir=${nope}", "output_dir cannot be resolved: Interpolation key 'nope' not found"),
     ("seed=${model.policy}", "seed cannot be resolved"),
     ("generation.min_new_tokens=100", "generation.min_new_tokens (100) must not exceed generation.max_new_tokens"),
 ])
-def test_unresolvable_or_inconsistent_values_are_refused(arg, message):
+def test_misshapen_unresolvable_or_inconsistent_values_are_refused_on_one_line(arg, message):
     result = runner.invoke(app, ["config", arg])
     assert result.exit_code == 2 and message in result.output, result.output
+    assert result.output.count("\n") == 1, result.output
