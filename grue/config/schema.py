@@ -127,7 +127,7 @@ class RewardConfig:
     schedule: Optional[str] = rule(None, OneOf(_schedules))     # offline (all labels from rho before RL) | batched (reward.rounds rounds)
     labels: int = rule(1000, AT_LEAST_TWO)                 # label budget of a schedule: answered comparisons in all
     rounds: int = rule(2, POSITIVE)                    # batched: collect, train, RL with the reward frozen; repeated
-    initial_labels: Optional[int] = None  # online: labels before RL (Ziegler's N0); None: labels / rounds
+    initial_labels: Optional[int] = rule(None, AT_LEAST_TWO)  # online: labels before RL (Ziegler's N0); None: labels / rounds
     k: int = rule(4, AT_LEAST_TWO)                         # candidates per query (Ziegler: 4-way; 2 is pairwise)
     labeler: Optional[str] = rule(None, Registered(_check_reward))      # mock labeler: a registered reward as the oracle (e.g. sentiment)
     labeler_temperature: float = rule(0.0, NON_NEGATIVE)   # mock noise: Boltzmann choice at this temperature (0: none)
