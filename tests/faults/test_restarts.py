@@ -140,3 +140,20 @@ def test_supervised_training_stopped_after_logging_an_epoch_logs_it_once(tiny_im
             run(args)
     path = run(args)
     assert [row["epoch"] for row in read_jsonl(path / "logs" / "train.jsonl")] == [1, 2]
+
+
+def test_a_full_disk_is_one_line_from_the_command(tiny_imdb_args, tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from cli import app
+
+    def disk_full(obj, handle, *a, **k):
+        raise RuntimeError("[enforce fail at inline_container.cc] . PytorchStreamWriter failed writing file data/3: "
+                           "file write failed")
+
+    monkeypatch.setattr(checkpoint_module.torch, "save", disk_full)
+    result = CliRunner().invoke(app, ["run", *rl_args(tiny_imdb_args, tmp_path / "b")])
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.output.splitlines() if line.startswith("error:") or "Traceback" in line]
+    assert len(lines) == 1 and lines[0].startswith("error: could not write checkpoint "), result.output
+    assert "free space on that disk or choose another output_dir=" in lines[0]
