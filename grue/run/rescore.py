@@ -43,6 +43,7 @@ def rescore(cfg: Any, run_dir: RunDir, config_hash: str, init_model: str, device
     """Rewrite results.json from the saved predictions; None (nothing written) when they cannot stand in."""
     from grue.policy.load import load_policy
     from grue.results.writer import results_document
+    from grue.rewards.learned.schedules import results_fields
     from grue.run.evaluate import build_task_scorers, score_generations
     from tasks import get_task
 
@@ -58,6 +59,8 @@ def rescore(cfg: Any, run_dir: RunDir, config_hash: str, init_model: str, device
     policy = load_policy(cfg, model, device)  # perplexity is scored under the model that generated
     scorers = build_task_scorers(cfg, policy, device)
     metrics = {split: score_generations(scorers, splits[split], generations[split]).metrics for split in SPLITS}
-    run_dir.finish(results_document(cfg, task, config_hash, init_model, metrics,
-                                    {split: len(splits[split]) for split in SPLITS}, scorers, time.time() - started))
+    doc = results_document(cfg, task, config_hash, init_model, metrics, {split: len(splits[split]) for split in SPLITS},
+                           scorers, time.time() - started)
+    doc.update(results_fields(run_dir.path))  # what the run's own files add (a label schedule's records)
+    run_dir.finish(doc)
     return run_dir.path
