@@ -13,6 +13,9 @@ from grue.commands.errors import UsageError
 from grue.storage.writable import check_writable_file
 
 
+EXPORT_ROW_KEYS = {"task", "algo", "split", "metric", "reward", "mean", "std", "n"}  # what compare reads of a row
+
+
 def checked_side(spec: str) -> str:
     """`spec` as compare_sources reads it, or a UsageError saying what it is not; a run's own results.json
     stands for its run directory."""
@@ -29,6 +32,11 @@ def checked_side(spec: str) -> str:
         raise UsageError(f"{spec} is not a JSON file ({err}); give a runs directory or an exported "
                          "leaderboard.json") from None
     if isinstance(doc, dict) and isinstance(doc.get("rows"), list):
+        broken = next((i for i, row in enumerate(doc["rows"]) if not isinstance(row, dict)
+                       or not EXPORT_ROW_KEYS <= row.keys()), None)
+        if broken is not None:
+            raise UsageError(f"{spec}: row {broken} lacks some of {', '.join(sorted(EXPORT_ROW_KEYS))}; export the "
+                             "board again with `grue leaderboard export format=json`")
         return spec
     if isinstance(doc, dict) and "metrics" in doc and path.name == "results.json":
         return str(path.parent)

@@ -25,6 +25,7 @@ def files(tmp_path):
     (tmp_path / "broken.json").write_text('{"rows": [')
     (tmp_path / "other.json").write_text('{"name": "not a board"}')
     (tmp_path / "array.json").write_text("[1, 2]")
+    (tmp_path / "rows.json").write_text('{"rows": [{"task": "imdb"}]}')
     (tmp_path / "binary.json").write_bytes(b"\xff\xfe\x00")
     (tmp_path / "table.csv").write_text("task,algo\n")
     (tmp_path / "empty_runs").mkdir()
@@ -39,6 +40,7 @@ def files(tmp_path):
     ("other.json", "other.json is neither an exported leaderboard.json (no 'rows') nor a run's results.json"),
     ("array.json", "is neither an exported leaderboard.json"),
     ("empty_runs", "empty_runs holds no results.json"),
+    ("rows.json", "rows.json: row 0 lacks some of algo, mean, metric"),
     ("missing", "is neither 'paper' nor an existing runs directory"),
 ])
 def test_compare_refuses_what_is_neither_runs_nor_a_board(files, side, expected):
