@@ -5,7 +5,11 @@ SmolLM2-135M, 16 prompts x 48 sampled tokens (top-k 0, no early EOS), 1 PPO epoc
 its last selected step), separate critic (or shared with `--shared`). Prints seconds per phase over measured
 iterations (after one warm-up), tokens per second and peak RSS. Compare as ratios on one machine.
 
-    .venv/bin/python scripts/bench_ppo.py [--iters 3] [--shared] [--nlpo] [--threads 2]
+    .venv/bin/python scripts/bench_ppo.py [--iters 3] [--shared] [--nlpo] [--threads 2] [--batch-size 384]
+
+`--batch-size 768` (the whole rollout in one minibatch) costs one forward and backward pass over the
+episodes per epoch, what cutting minibatches out of whole episodes cost before transitions were drawn
+from the whole rollout; its update time against the default's is the price of mixing episodes.
 """
 from __future__ import annotations
 
@@ -38,13 +42,14 @@ def main() -> None:
     parser.add_argument("--shared", action="store_true")
     parser.add_argument("--nlpo", action="store_true")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--batch-size", type=int, default=384, help="PPO minibatch, in transitions")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     cfg = load_config([
         "task=imdb", "profile=mini", f"algo={'nlpo' if args.nlpo else 'ppo'}", "seed=0",
         f"model.value_model={'shared' if args.shared else 'separate'}",
         "rollout.top_k=0", "rollout.min_new_tokens=48", "rollout.max_new_tokens=48",
-        "ppo.steps_per_update=768", f"ppo.total_steps={768 * (args.iters + 1)}", "ppo.batch_size=384",
+        "ppo.steps_per_update=768", f"ppo.total_steps={768 * (args.iters + 1)}", f"ppo.batch_size={args.batch_size}",
         "ppo.epochs=1", "ppo.rollout_batch_size=16",
     ])
     policy = load_policy(cfg, cfg.model.policy, "cpu")
