@@ -1,0 +1,80 @@
+"""Measure what PPO and NLPO gain on the IMDB mini preset, paired per prompt against zero-shot.
+
+For every seed: zero-shot, then each RL algorithm (PPO, NLPO, PPO without KL penalty by default) on
+the mini profile; each RL run's validation sentiment is compared prompt by prompt with the zero-shot
+run of the same seed (same prompts, same evaluation seed), so the difference's standard error
+excludes prompt difficulty. Runs go through `grue run` itself and resume when interrupted: running
+the script again reuses the finished runs and finishes the others.
+
+    .venv/bin/python scripts/measure_imdb_mini.py --seeds 0 1 2 [--algos ppo nlpo ppo_nokl]
+        [--set ppo.total_steps=3072 ...] [--output-dir runs/measure] [--threads 2]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+from pathlib import Path
+
+from grue.config import load_config
+from grue.run.runner import Run
+
+ALGOS = {"ppo": ["algo=ppo"], "nlpo": ["algo=nlpo"], "ppo_nokl": ["algo=ppo", "kl.target=null"]}
+METRIC = "sentiment"
+
+
+def run_args(algo_args: list[str], seed: int, extra: list[str], output_dir: str, threads: int) -> list[str]:
+    return ["task=imdb", "profile=mini", f"seed={seed}", *algo_args, *extra, f"output_dir={output_dir}",
+            f"threads={threads}"]
+
+
+def val_scores(run_dir: Path) -> dict[str, float]:
+    """Per-prompt validation sentiment, by sample id."""
+    rows = [json.loads(line) for line in (run_dir / "predictions" / "val.jsonl").open()]
+    return {row["id"]: float(row["scores"][METRIC]) for row in rows}
+
+
+def paired(rl: dict[str, float], base: dict[str, float]) -> tuple[float, float, float]:
+    """(mean RL score, mean difference to zero-shot, standard error of that difference)."""
+    diffs = [rl[i] - base[i] for i in base]
+    se = statistics.stdev(diffs) / math.sqrt(len(diffs)) if len(diffs) > 1 else float("nan")
+    return statistics.mean(rl.values()), statistics.mean(diffs), se
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--algos", nargs="+", choices=sorted(ALGOS), default=["ppo", "nlpo", "ppo_nokl"])
+    parser.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE",
+                        help="overrides for the RL runs (e.g. a reduced ppo.total_steps; say so when reporting)")
+    parser.add_argument("--output-dir", default="runs/measure_imdb_mini")
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args()
+
+    results = []
+    for seed in args.seeds:
+        zs_args = run_args(["algo=zero_shot"], seed, [], args.output_dir, args.threads)
+        print(f"[measure] seed {seed}: zero_shot", flush=True)
+        base = val_scores(Run(load_config(zs_args), zs_args).execute())
+        print(f"[measure] seed {seed}: zero_shot val {METRIC} {statistics.mean(base.values()):.4f}", flush=True)
+        for algo in args.algos:
+            rl_args = run_args(ALGOS[algo], seed, args.set, args.output_dir, args.threads)
+            print(f"[measure] seed {seed}: {algo}", flush=True)
+            mean, diff, se = paired(val_scores(Run(load_config(rl_args), rl_args).execute()), base)
+            results.append({"seed": seed, "algo": algo, "val_mean": mean, "paired_diff": diff, "paired_se": se})
+            print(f"[measure] seed {seed}: {algo} val {METRIC} {mean:.4f}, vs zero-shot {diff:+.4f} "
+                  f"(SE {se:.4f}, {diff / se if se else float('nan'):+.1f} SE)", flush=True)
+    print("\nseed  algo      val      diff     SE")
+    for r in results:
+        print(f"{r['seed']:>4}  {r['algo']:<8} {r['val_mean']:.4f} {r['paired_diff']:+.4f} {r['paired_se']:.4f}")
+    for algo in args.algos:
+        diffs = [r["paired_diff"] for r in results if r["algo"] == algo]
+        if diffs:
+            print(f"{algo}: mean paired gain over {len(diffs)} seed(s) {statistics.mean(diffs):+.4f}")
+    if args.set:
+        print(f"(RL runs with overrides: {' '.join(args.set)})")
+
+
+if __name__ == "__main__":
+    main()
