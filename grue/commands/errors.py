@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import errno
 import sys
-
 from typing import Any
 
 import typer
@@ -41,6 +40,7 @@ _FILESYSTEM_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, err
 
 
 def is_user_error(err: BaseException) -> bool:
+    """A mistake the user can fix (grue's own error types, the filesystem's refusals), not a bug."""
     types = tuple(getattr(sys.modules[module], name) for module, names in _USER_ERRORS.items()
                   if module in sys.modules for name in names)
     return isinstance(err, types) or (isinstance(err, OSError) and err.errno in _FILESYSTEM_ERRNOS)
