@@ -5,7 +5,7 @@
 # so the same command again resumes. Then scripts/label_budget_summary.py prints the table.
 #
 #   BUDGETS=250,1000,4000 SEEDS=0,1 scripts/label_budget_experiment.sh    # the study as the issue asks
-#   BUDGETS=250,1000 SEEDS=0 EVAL_N=100 scripts/label_budget_experiment.sh   # the reduced version run here
+#   BUDGETS=100,400 SEEDS=0 EVAL_N=100 RL_STEPS=3072 scripts/label_budget_experiment.sh  # reduced (run here)
 #
 # Arguments pick arms (default: all, then the summary): zero_shot direct offline batched. Two shells
 # running different arms share the machine's cores between them.
@@ -15,6 +15,7 @@ BUDGETS=${BUDGETS:-250,1000,4000}
 SEEDS=${SEEDS:-0,1}
 BATCHED_BUDGET=${BATCHED_BUDGET:-${BUDGETS%%,*}}
 EVAL_N=${EVAL_N:-200}
+RL_STEPS=${RL_STEPS:-6144}   # the IMDB mini preset: 8 PPO iterations of 768 token steps
 OUT=${OUT:-runs/label_budget}
 COMMON=(task=imdb profile=mini "seed=$SEEDS" "output_dir=$OUT" "data.max_val=$EVAL_N" "data.max_test=$EVAL_N")
 # The reward model: the packaged MiniLM encoder as backbone on 2 cores (the paper profile uses rho);
@@ -25,10 +26,10 @@ LEARNED=(reward=learned reward.labeler=sentiment reward.k=4 reward.backbone=pack
 for arm in $ARMS; do
   case $arm in
     zero_shot) grue sweep "${COMMON[@]}" algo=zero_shot --no-export ;;
-    direct) grue sweep "${COMMON[@]}" algo=ppo --no-export ;;                  # RL on the oracle itself
-    offline) grue sweep "${COMMON[@]}" algo=ppo "${LEARNED[@]}" reward.schedule=offline "reward.labels=$BUDGETS" \
+    direct) grue sweep "${COMMON[@]}" algo=ppo "ppo.total_steps=$RL_STEPS" --no-export ;;  # RL on the oracle itself
+    offline) grue sweep "${COMMON[@]}" algo=ppo "ppo.total_steps=$RL_STEPS" "${LEARNED[@]}" reward.schedule=offline "reward.labels=$BUDGETS" \
                --no-export ;;
-    batched) grue sweep "${COMMON[@]}" algo=ppo "${LEARNED[@]}" reward.schedule=batched reward.rounds=2 \
+    batched) grue sweep "${COMMON[@]}" algo=ppo "ppo.total_steps=$RL_STEPS" "${LEARNED[@]}" reward.schedule=batched reward.rounds=2 \
                "reward.labels=$BATCHED_BUDGET" --no-export ;;
     summary) python scripts/label_budget_summary.py "$OUT" ;;
     *) echo "unknown arm $arm (zero_shot direct offline batched summary)" >&2; exit 2 ;;
