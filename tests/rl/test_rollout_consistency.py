@@ -153,3 +153,19 @@ def test_the_masking_model_gets_its_cache_under_the_name_its_forward_takes(tiny_
     assert cache_argument(OldStyle()) == "past_key_values" and cache_argument(NewStyle()) == "cache"
     import inspect
     assert cache_argument(tiny_causal_policy.model) in inspect.signature(tiny_causal_policy.model.forward).parameters
+
+
+def test_rollout_rounds_with_prompts_of_different_widths_concatenate_without_changing_log_probs(tiny_causal_policy):
+    """An iteration's later rounds encode their own prompts (another padded width); padding them to a
+    common width must leave every episode's log-probs as they were sampled."""
+    from grue.rl.rollout import concat_rollouts
+
+    policy = tiny_causal_policy
+    torch.manual_seed(4)
+    short = policy.sample(policy.encode(["I"]), gen_cfg(max_new_tokens=4))
+    long = policy.sample(policy.encode(["A tedious, boring mess that wastes", "dogs"]), gen_cfg(max_new_tokens=6))
+    assert short.prompts.input_ids.shape[1] < long.prompts.input_ids.shape[1]
+    both = concat_rollouts([short, long], policy.tokenizer.pad_token_id, policy.padding_side)
+    new_logp, _, _ = policy.log_probs(policy.model, both)
+    assert torch.allclose(new_logp * both.valid, both.logp, atol=1e-5)
+    assert torch.equal(both.logp[0, :4], short.logp[0]) and (both.valid[0, 4:] == 0).all()
