@@ -37,10 +37,11 @@ def main() -> None:
     parser.add_argument("--critic-tokens", type=int, default=32)
     parser.add_argument("--classifier", default="packaged:minilm-sentiment-split42")
     parser.add_argument("--limit", type=int, default=300)
+    parser.add_argument("--template", default="sentiment", help="built-in name or a template file")
     parser.add_argument("--cache", type=Path, default=Path("runs/critic_span_check_cache"))
     args = parser.parse_args()
     rows = [row for path in args.predictions for row in read_jsonl(path)][:args.limit]
-    template = load_template("sentiment")
+    template = load_template(args.template)
     classifier = SentimentClassifier(args.classifier)
     scores = classifier.positive_probability([r["prompt"] + r["generation"] for r in rows])
     critic, cache = LocalLMCritic(args.critic, max_new_tokens=args.critic_tokens), JudgementCache(args.cache)
