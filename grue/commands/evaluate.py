@@ -6,20 +6,11 @@ import time
 from pathlib import Path
 from typing import Sequence
 
+from grue.commands.arguments import split_off
 from grue.commands.errors import UsageError
 from grue.run.display import console
 
 SPLITS = ("val", "test")
-
-
-def _split_off(args: Sequence[str], key: str) -> tuple[str | None, list[str]]:
-    value, rest = None, []
-    for arg in args:
-        if arg.startswith(f"{key}="):
-            value = arg.split("=", 1)[1]
-        else:
-            rest.append(arg)
-    return value, rest
 
 
 def _model_of(model: str) -> tuple[str, str]:
@@ -55,8 +46,8 @@ def eval_command(args: Sequence[str]) -> None:
     from grue.runtime.process import device_of, seed_everything
     from tasks import get_task
 
-    model, rest = _split_off(args, "model")
-    split, rest = _split_off(rest, "split")
+    model, rest = split_off(args, "model")
+    split, rest = split_off(rest, "split")
     if not model:
         raise UsageError("grue eval needs model=<run directory or model reference>, "
                          "e.g. model=runs/imdb-mini-nlpo-seed0-1234abcd")

@@ -117,16 +117,16 @@ def score(task: str, predictions: Path, split: str, metrics: Sequence[str], out:
 
 def score_command(args: Sequence[str], allow_partial: bool = False) -> None:
     """`grue score task=<task> predictions=<file.jsonl> [split=test] [metrics=a,b] [out=file] [profile=...]`."""
-    from grue.commands.evaluate import _split_off
+    from grue.commands.arguments import split_off
     from grue.config import load_config
     from grue.run.evaluate import metric_context
     from grue.storage.writable import check_writable_file
     from tasks import get_task
 
-    predictions, rest = _split_off(args, "predictions")
-    split, rest = _split_off(rest, "split")
-    metrics, rest = _split_off(rest, "metrics")
-    out, rest = _split_off(rest, "out")
+    predictions, rest = split_off(args, "predictions")
+    split, rest = split_off(rest, "split")
+    metrics, rest = split_off(rest, "metrics")
+    out, rest = split_off(rest, "out")
     split = split or "test"
     if not predictions or not Path(predictions).is_file():
         raise UsageError(f"grue score needs predictions=<an existing JSONL file>, got {predictions!r}")
