@@ -85,6 +85,7 @@ class Run:
             return self._execute_locked()
 
     def _execute_locked(self) -> Path:
+        """Under the run's lock: reuse it, relaunch it as N processes, re-score it, or train it."""
         lock = self._lock()
         self._barrier()  # every rank starts once the main one holds the run
         try:
