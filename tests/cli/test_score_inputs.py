@@ -125,3 +125,15 @@ def test_a_missing_hub_asset_on_the_paper_profile_is_a_clear_error(tmp_path):
     result = runner.invoke(app, ["score", "task=imdb", f"predictions={preds}"],
                            env={"HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(tmp_path / "empty_hub_cache")})
     refused(result, "is not available on this machine", "profile=mini")
+
+
+def test_the_board_skips_a_partial_file_and_says_why(tmp_path):
+    preds = tmp_path / "p.jsonl"
+    preds.write_bytes(b"".join(line(id=i, generation="a fine film") for i in IDS[:3]))
+    target = tmp_path / "runs" / "submission" / "results.json"
+    assert score(f"predictions={preds}", f"out={target}", "--allow-partial").exit_code == 0
+    board = runner.invoke(app, ["leaderboard", "export", f"runs={tmp_path / 'runs'}", f"out={tmp_path / 'board'}",
+                                "format=md"])
+    assert board.exit_code == 0, board.output
+    assert "0 run(s) counted, 1 skipped" in board.output
+    assert "covers 3 of the 4 ids of its test split (a partial predictions file)" in board.output
