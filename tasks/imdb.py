@@ -17,9 +17,13 @@ _RL_PAPER = {  # Table 4: identical PPO/NLPO rows; 64000 / 1280 = 50 iterations
 }
 _NLPO_PAPER = {"nlpo": {"top_p": 0.9, "min_tokens_to_keep": 100, "update_every": 5}}  # Table 4 mu=5; ref code min 100
 
-# Sized for 2 CPU cores: 8 iterations of 32 episodes, ~37 s each, ~8 min a run with its evaluations.
-# Measured on a quiet machine (200 val prompts, paired against zero-shot of the same seed): PPO raised
-# val sentiment by +0.057 (seed 0) and +0.069 (seed 1), each about 3.4 standard errors.
+# Sized for 2 CPU cores: 8 iterations of 32 episodes; 8 optimizer steps an iteration on minibatches of
+# 192 random transitions of the 768-token rollout. Before minibatches were drawn from the whole rollout
+# (they were cut from whole episodes: 8 episodes each, advantages normalised within them), an iteration
+# took ~37 s on a quiet machine and PPO raised val sentiment by +0.057 (seed 0) and +0.069 (seed 1),
+# each about 3.4 standard errors (200 val prompts, paired against zero-shot of the same seed). Each
+# minibatch now runs every episode it touches, so the update costs up to 4x more here. Re-measure with
+# scripts/measure_imdb_mini.py.
 _RL_MINI = {
     "ppo": {"learning_rate": 3e-5, "total_steps": 6144, "steps_per_update": 768, "batch_size": 192,
             "epochs": 2, "rollout_batch_size": 16},
