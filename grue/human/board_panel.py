@@ -17,6 +17,8 @@ from grue.human.questions import answer_questions
 from grue.human.scores import human_scores, paper_human_scores
 from grue.human.study import load_study
 
+HUMAN_PAGE = "human.html"
+FIGURE = "human_figure2.png"
 TABLE_COLUMNS = ["source", "task", "algorithm", "axis", "mean", "95% interval", "n", "raters", "alpha"]
 
 
@@ -59,7 +61,7 @@ def _md_table(frame: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def section_markdown(section: HumanSection, figure_name: str = "human_figure2.png") -> str:
+def section_markdown(section: HumanSection, figure_name: str = FIGURE) -> str:
     parts = ["## Human studies", "", "Mean ratings (1-5) per algorithm and axis; the paper's published studies "
              "as reference rows.", "", _md_table(section.scores), ""]
     if not section.questions.empty:
@@ -70,7 +72,7 @@ def section_markdown(section: HumanSection, figure_name: str = "human_figure2.pn
     return "\n".join(parts)
 
 
-def section_html(section: HumanSection, figure_name: str = "human_figure2.png") -> str:
+def section_html(section: HumanSection, figure_name: str = FIGURE) -> str:
     def table(frame: pd.DataFrame, id_: str) -> str:
         head = "".join(f"<th>{escape(str(c))}</th>" for c in frame.columns)
         body = "".join(
@@ -90,22 +92,18 @@ def section_html(section: HumanSection, figure_name: str = "human_figure2.png") 
     return "\n".join(parts)
 
 
-PAGE_STYLE = ("body{font-family:system-ui,sans-serif;max-width:64rem;margin:2rem auto;padding:0 1rem;color:#222}"
-              "table{border-collapse:collapse;margin:.8rem 0 1.6rem}th,td{border:1px solid #ccc;padding:.2rem .5rem}"
-              "tr.ref td{color:#555;font-style:italic}img{max-width:100%}")
-
-
-def write_section(section: HumanSection, out: Path) -> list[Path]:
-    """Write human.md, human.html (a page of its own) and the figure into `out`; returns the paths."""
+def write_section(section: HumanSection, out: Path, nav: list[tuple[str, str]] | None = None) -> list[Path]:
+    """Write human.md, human.html (a page in the board site's style, with `nav` links) and the figure
+    into `out`; returns the paths."""
+    from grue.board.render.html import page
     from grue.storage.atomic import atomic_write_text
 
     out.mkdir(parents=True, exist_ok=True)
-    page = (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>GRUE human studies</title>'
-            f"<style>{PAGE_STYLE}</style></head><body>{section_html(section)}</body></html>\n")
-    written = [out / "human.md", out / "human.html"]
+    nav = nav or [("Overview", "index.html"), ("Human studies", HUMAN_PAGE)]
+    written = [out / "human.md", out / HUMAN_PAGE]
     atomic_write_text(written[0], section_markdown(section))
-    atomic_write_text(written[1], page)
+    atomic_write_text(written[1], page("GRUE leaderboard", "Human studies", nav, HUMAN_PAGE, section_html(section)))
     if section.figure_png is not None:
-        written.append(out / "human_figure2.png")
+        written.append(out / FIGURE)
         written[-1].write_bytes(section.figure_png)
     return written
