@@ -1,6 +1,7 @@
 """The small end-to-end human study quoted in docs/human.md: a study built from real runs, answered in
 a real browser (Debian's chromium through Playwright) by scripted raters that behave differently, then
-the report. Screenshots of the rater page and the report page land beside the study.
+the report, and the leaderboard's human page (ratings) or a reward model trained on the answers
+(comparisons). Screenshots of the rater page, the report page and the human page land in out=.
 
     python scripts/human_study_e2e.py runs=<runs dir> out=<dir> kind=ratings samples=20
     python scripts/human_study_e2e.py runs=<runs dir> out=<dir> kind=comparisons samples=30
@@ -135,6 +136,22 @@ def main(argv: list[str]) -> None:
         page.goto((study / "report-qualify-yes" / "report.html").resolve().as_uri())
         page.screenshot(path=str(out / f"report_page_{kind}.png"), full_page=True)
         browser.close()
+    if kind == "comparisons":  # the answers train a reward model (docs/learned_rewards.md)
+        comparisons = out / "comparisons.jsonl"
+        subprocess.run([*grue, "export-comparisons", f"study={study}", f"out={comparisons}", "qualify=yes"], check=True)
+        started = time.monotonic()
+        subprocess.run([sys.executable, "-m", "grue", "label", "train", f"comparisons={comparisons}",
+                        f"out={out / 'reward-model'}", "backbone=packaged:minilm", "task=imdb", "profile=mini"],
+                       check=True)
+        print(f"reward model trained in {time.monotonic() - started:.0f} s")
+    else:  # the leaderboard's human page
+        subprocess.run([*grue, "board", f"studies={study}", f"out={out / 'site'}"], check=True)
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=shutil.which("chromium"), args=["--no-sandbox"])
+            page = browser.new_page(viewport={"width": 1100, "height": 900})
+            page.goto((out / "site" / "human.html").resolve().as_uri())
+            page.screenshot(path=str(out / "board_human_page.png"), full_page=True)
+            browser.close()
 
 
 if __name__ == "__main__":
