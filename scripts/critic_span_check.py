@@ -14,6 +14,8 @@ import json
 from collections import Counter
 from pathlib import Path
 
+import torch
+
 from grue.rewards.critic.cache import JudgementCache, judgement_key
 from grue.rewards.critic.local_backend import LocalLMCritic
 from grue.rewards.critic.parse import parse_critique
@@ -39,7 +41,9 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=300)
     parser.add_argument("--template", default="sentiment", help="built-in name or a template file")
     parser.add_argument("--cache", type=Path, default=Path("runs/critic_span_check_cache"))
+    parser.add_argument("--threads", type=int, default=1, help="torch threads (one is fastest on a busy machine)")
     args = parser.parse_args()
+    torch.set_num_threads(args.threads)
     rows = [row for path in args.predictions for row in read_jsonl(path)][:args.limit]
     template = load_template(args.template)
     classifier = SentimentClassifier(args.classifier)
