@@ -12,9 +12,9 @@ greedy search with fixed rules, and grue keeps every one of them because the rul
   length-scaled diagonal (wider for very unequal lengths), ties broken towards substitution/match,
   then deletion, then insertion, and its alignment decides where shifts may go.
 Two things make this faster than sacrebleu's own loop without changing any decision: the block
-search only visits reference positions holding the block's first word, and the matrix cells are kept
-as plain integers, with the rows of every hypothesis prefix already computed reused (shifted
-candidates share their prefix with the hypothesis). tests/metrics/test_ter.py checks the values
+search only visits reference positions holding the block's first word, and the matrix holds plain
+integer costs (operations are derived along the final path only), with the rows of every hypothesis
+prefix already computed reused (shifted candidates share their prefix with the hypothesis). tests/metrics/test_ter.py checks the values
 against sacrebleu on a few hundred segments.
 """
 from __future__ import annotations
@@ -41,24 +41,27 @@ Words = Sequence[str]
 
 
 class BeamEditDistance:
-    """Beam-limited word edit distance to one reference, with the rows of hypothesis prefixes cached."""
+    """Beam-limited word edit distance to one reference, with the rows of hypothesis prefixes cached.
+
+    Rows hold costs only: the operation of a cell is needed just along the final path (``alignment``)
+    and follows from the costs around it by the same preference order."""
 
     def __init__(self, ref: Words) -> None:
         self.ref = list(ref)
         self.width = len(ref) + 1
-        self.first_row = (list(range(self.width)), [TAKE_REF] * self.width)
-        self.cache: dict[str, tuple[dict, list[int], list[int]]] = {}
+        self.first_row = list(range(self.width))
+        self.cache: dict[str, tuple[dict, list[int]]] = {}
         self.cached_rows = 0
 
-    def rows(self, hyp: Words) -> list[tuple[list[int], list[int]]]:
-        """(costs, operations) of every row of the matrix of ``hyp``, reusing cached prefix rows."""
+    def rows(self, hyp: Words) -> list[list[int]]:
+        """The cost rows of the matrix of ``hyp``, reusing cached prefix rows."""
         rows = [self.first_row]
         node = self.cache
         for word in hyp:
             if word not in node:
                 break
-            node, costs, ops = node[word]
-            rows.append((costs, ops))
+            node, costs = node[word]
+            rows.append(costs)
         n_hyp, n_ref = len(hyp), len(self.ref)
         ratio = n_ref / n_hyp if n_hyp else 1
         beam = math.ceil(ratio / 2 + BEAM_WIDTH) if BEAM_WIDTH < ratio / 2 else BEAM_WIDTH
@@ -66,41 +69,52 @@ class BeamEditDistance:
             diagonal = math.floor(i * ratio)
             low = max(0, diagonal - beam)
             high = self.width if i == n_hyp else min(self.width, diagonal + beam)
-            rows.append(self._row(hyp[i - 1], rows[-1][0], low, high))
+            rows.append(self._row(hyp[i - 1], rows[-1], low, high))
             if self.cached_rows < MAX_CACHED_ROWS:
-                node = node.setdefault(hyp[i - 1], ({}, *rows[-1]))[0]
+                node = node.setdefault(hyp[i - 1], ({}, rows[-1]))[0]
                 self.cached_rows += 1
         return rows
 
-    def _row(self, word: str, above: list[int], low: int, high: int) -> tuple[list[int], list[int]]:
-        """Row of hypothesis word ``word`` from the row above, computed on columns [low, high) only;
-        cells outside stay unreachable. Ties go to match/substitution, then DROP_HYP, then TAKE_REF."""
-        costs, ops = [INFINITY] * self.width, [UNDEFINED] * self.width
+    def _row(self, word: str, above: list[int], low: int, high: int) -> list[int]:
+        """Costs of the row of hypothesis word ``word``, computed on columns [low, high) only; cells
+        outside stay unreachable (INFINITY)."""
+        costs = [INFINITY] * self.width
         start = low
         if low == 0:
-            costs[0], ops[0] = above[0] + 1, DROP_HYP
+            costs[0] = above[0] + 1
             start = 1
         left = costs[start - 1]
-        new_costs, new_ops = [], []
+        new_costs = []
         for ref_word, diagonal, up in zip(self.ref[start - 1 : high - 1], above[start - 1 : high - 1], above[start:high]):
-            if word == ref_word:
-                cost, op = diagonal, MATCH
-            else:
-                cost, op = diagonal + 1, SUBSTITUTE
+            cost = diagonal if word == ref_word else diagonal + 1
             if up + 1 < cost:
-                cost, op = up + 1, DROP_HYP
+                cost = up + 1
             if left + 1 < cost:
-                cost, op = left + 1, TAKE_REF
-            if cost >= INFINITY:  # a cell no path reaches keeps the undefined operation
-                cost, op = INFINITY, UNDEFINED
+                cost = left + 1
+            if cost > INFINITY:  # a cell no path reaches stays unreachable
+                cost = INFINITY
             new_costs.append(cost)
-            new_ops.append(op)
             left = cost
-        costs[start:high], ops[start:high] = new_costs, new_ops
-        return costs, ops
+        costs[start:high] = new_costs
+        return costs
 
     def distance(self, hyp: Words) -> int:
-        return self.rows(hyp)[-1][0][-1]
+        return self.rows(hyp)[-1][-1]
+
+    def _operation(self, rows: list[list[int]], hyp: Words, i: int, j: int) -> int:
+        """The operation sacrebleu records at cell (i, j): the first of match/substitution, DROP_HYP,
+        TAKE_REF that reaches the cell's cost."""
+        if i == 0:
+            return TAKE_REF
+        if j == 0:
+            return DROP_HYP
+        cost = rows[i][j]
+        if cost >= INFINITY:
+            return UNDEFINED
+        same = hyp[i - 1] == self.ref[j - 1]
+        if rows[i - 1][j - 1] + (0 if same else 1) == cost:
+            return MATCH if same else SUBSTITUTE
+        return DROP_HYP if rows[i - 1][j] + 1 == cost else TAKE_REF
 
     def alignment(self, hyp: Words) -> tuple[int, dict[int, int], list[int], list[int]]:
         """Distance, and from the optimal path: the hypothesis position each reference position is
@@ -109,7 +123,7 @@ class BeamEditDistance:
         path = []
         i, j = len(hyp), len(self.ref)
         while i > 0 or j > 0:
-            op = rows[i][1][j]
+            op = self._operation(rows, hyp, i, j)
             path.append(op)
             if op in (MATCH, SUBSTITUTE):
                 i, j = i - 1, j - 1
@@ -136,7 +150,7 @@ class BeamEditDistance:
                 hyp_err.append(int(op == SUBSTITUTE))
                 ref_err.append(int(op == SUBSTITUTE))
             align[r] = h
-        return rows[-1][0][-1], align, ref_err, hyp_err
+        return rows[-1][-1], align, ref_err, hyp_err
 
 
 def matching_blocks(hyp: Words, ref: Words):
