@@ -14,7 +14,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterable
 
-from grue.board.setting import differing_keys, setting_id, setting_items, setting_labels
+from grue.board.setting import setting_id, setting_items, setting_labels, telling_keys
 from grue.results.schema import validate_results
 from grue.run.run_dir import RunDir
 
@@ -129,7 +129,7 @@ def _label_settings(found: Collection) -> None:
         groups.setdefault(run.group, {})[run.setting] = run.setting_items
     labels = {group: setting_labels(settings) for group, settings in groups.items()}
     found.runs = [replace(run, setting_label=labels[run.group][run.setting]) for run in found.runs]
-    found.setting_keys = {group: differing_keys(settings.values()) for group, settings in groups.items()
+    found.setting_keys = {group: telling_keys(settings.values()) for group, settings in groups.items()
                           if len(settings) > 1}
 
 

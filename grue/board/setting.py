@@ -70,10 +70,29 @@ def differing_keys(settings: Iterable[Mapping[str, str]]) -> list[str]:
     return [k for k in keys if len({s.get(k) for s in settings}) > 1]
 
 
+def _differs_only_by_its_absent_group(key: str, settings: list[Mapping[str, str]]) -> bool:
+    """True when the settings that have `key` agree on it, and the others lack its whole top-level
+    group: `critic.model` beside a run that has no `critic` section says nothing `reward.dense`
+    does not already say."""
+    group = key.split(".")[0] + "."
+    if len({s[key] for s in settings if key in s}) != 1:
+        return False
+    return all(not any(k.startswith(group) for k in s) for s in settings if key not in s)
+
+
+def telling_keys(settings: Iterable[Mapping[str, str]]) -> list[str]:
+    """The differing keys a reader needs: those that differ only because a whole group is absent
+    from some settings are left out when another key tells the settings apart, so a label stays
+    short ("reward.dense=critic", not every `critic.*` key beside "(unset)")."""
+    recorded = [s for s in settings if s]
+    keys = differing_keys(recorded)
+    return [k for k in keys if not _differs_only_by_its_absent_group(k, recorded)] or keys
+
+
 def setting_labels(settings: Mapping[str, Mapping[str, str]]) -> dict[str, str]:
-    """Label each setting of one row group by its values of the differing keys; '' for a lone setting."""
+    """Label each setting of one row group by its values of the telling keys; '' for a lone setting."""
     if len(settings) < 2:
         return {sid: "" for sid in settings}
-    keys = differing_keys(settings.values())
+    keys = telling_keys(settings.values())
     return {sid: ", ".join(f"{k}={_shown(items.get(k))}" for k in keys) if items else UNRECORDED
             for sid, items in settings.items()}

@@ -99,3 +99,18 @@ def test_a_run_without_a_config_is_labelled_as_such_and_names_no_keys(tmp_path):
     found = collect([tmp_path])
     assert sorted(r.setting_label for r in found.runs) == ["config not recorded", "kl.target=0.5", "kl.target=null"]
     assert list(found.setting_keys.values()) == [["kl.target"]]
+
+
+def test_a_group_absent_from_one_setting_is_named_by_the_key_that_tells_them_apart():
+    """PPO beside PPO + critic: the label is reward.dense, not every critic.* key beside '(unset)'."""
+    from grue.board.setting import setting_labels, telling_keys
+
+    plain = {"kl.target": "6.0", "reward.name": '"sentiment"'}
+    critic = {**plain, "reward.dense": '"critic"', "critic.model": '"packaged:smollm2-135m"', "critic.alpha_2": "0.2"}
+    assert telling_keys([plain, critic]) == ["reward.dense"]
+    assert setting_labels({"a": plain, "b": critic}) == {"a": "reward.dense=(unset)", "b": "reward.dense=critic"}
+    # two critic runs that differ in the critic's model are told apart by it
+    other = {**critic, "critic.model": '"gpt-4o-mini"'}
+    assert telling_keys([plain, critic, other]) == ["critic.model", "reward.dense"]
+    # a group that only some settings have, with nothing else differing, is still named
+    assert telling_keys([plain, {**plain, "critic.model": '"m"'}]) == ["critic.model"]
