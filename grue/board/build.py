@@ -34,6 +34,7 @@ class BoardOptions:
     rewards: str = "select"
     split: str = "test"
     with_paper: bool = True
+    studies: tuple[str, ...] = ()  # human-study directories (grue human): the site's "Human studies" page
 
 
 @dataclass

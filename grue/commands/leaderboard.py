@@ -18,11 +18,11 @@ leaderboard_app = typer.Typer(help="Build the GRUE leaderboard from finished run
 
 DEFAULT_RUNS = "runs"
 DEFAULT_OUT = "leaderboard/export"
-EXPORT_KEYS = {"format", "out", "runs", "normalisation", "rewards", "split", "paper"}
+EXPORT_KEYS = {"format", "out", "runs", "normalisation", "rewards", "split", "paper", "studies"}
 EXPORT_HELP = (
     "key=value arguments: format=md|csv|json|latex|html (comma-separated, default all) out=DIR "
     f"(default {DEFAULT_OUT}) runs=DIR[,DIR...] (default {DEFAULT_RUNS}) normalisation={'|'.join(MODES)} "
-    f"rewards={'|'.join(STRATEGIES)} split=test|val paper=yes|no"
+    f"rewards={'|'.join(STRATEGIES)} split=test|val paper=yes|no studies=DIR[,DIR] (human studies, docs/human.md)"
 )
 
 
@@ -63,12 +63,16 @@ def export(args: Optional[list[str]] = typer.Argument(None, help=EXPORT_HELP)) -
         rewards=_choice(options, "rewards", STRATEGIES, "select"),
         split=_choice(options, "split", ("test", "val"), "test"),
         with_paper=_choice(options, "paper", ("yes", "no"), "yes") == "yes",
+        studies=tuple(p for p in options.get("studies", "").split(",") if p),
     )
     runs = [Path(p) for p in options.get("runs", DEFAULT_RUNS).split(",") if p]
     missing = [str(p) for p in runs if not p.is_dir()] or ([] if runs else ["(none given)"])
     if missing:
         raise typer.BadParameter(f"runs={','.join(missing)}: not a directory; give the directory (or directories, "
                                  "comma-separated) your runs were written to (their output_dir=)")
+    not_studies = [d for d in board_options.studies if not (Path(d) / "study.json").is_file()]
+    if not_studies:
+        raise typer.BadParameter(f"studies={','.join(not_studies)}: not a human study (grue human make-study)")
     check_writable_dir(Path(options.get("out", DEFAULT_OUT)), "out")
     board, written = export_board(runs, Path(options.get("out", DEFAULT_OUT)), formats, board_options)
     typer.echo(f"{len(board.found.runs)} run(s) counted, {len(board.found.skipped)} skipped; {'; '.join(board.notes)}")

@@ -27,7 +27,8 @@ TITLE = "GRUE leaderboard"
 
 
 def _nav(board: Board) -> list[tuple[str, str]]:
-    return [("Overview", "index.html")] + [(TASK_SHORT[t], f"task-{t}.html") for t in board.tasks]
+    human = [("Human studies", "human.html")] if board.options.studies else []
+    return [("Overview", "index.html")] + [(TASK_SHORT[t], f"task-{t}.html") for t in board.tasks] + human
 
 
 def _skipped_html(board: Board) -> str:
@@ -175,4 +176,9 @@ def write_site(board: Board, out: Path, sample_limit: int = 6) -> list[Path]:
     pages = [write_text(out / "index.html", _index(board, out))]
     for task in board.tasks:
         pages.append(write_text(out / f"task-{task}.html", _task_page(board, task, out, sample_limit)))
+    if board.options.studies:  # human results beside the automatic ones (docs/human.md)
+        from grue.human.board_panel import HUMAN_PAGE, human_section, write_section
+
+        written = write_section(human_section(board.options.studies), out, _nav(board))
+        pages += [p for p in written if p.name == HUMAN_PAGE]
     return pages
