@@ -145,11 +145,12 @@ def main(argv: list[str]) -> None:
                        check=True)
         print(f"reward model trained in {time.monotonic() - started:.0f} s")
     else:  # the leaderboard's human page
-        subprocess.run([*grue, "board", f"studies={study}", f"out={out / 'site'}"], check=True)
+        subprocess.run([sys.executable, "-m", "grue", "leaderboard", "export", f"runs={runs}", f"studies={study}",
+                        f"out={out / 'board'}", "format=html,md"], check=True)
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=shutil.which("chromium"), args=["--no-sandbox"])
             page = browser.new_page(viewport={"width": 1100, "height": 900})
-            page.goto((out / "site" / "human.html").resolve().as_uri())
+            page.goto((out / "board" / "site" / "human.html").resolve().as_uri())
             page.screenshot(path=str(out / "board_human_page.png"), full_page=True)
             browser.close()
 
