@@ -23,7 +23,7 @@ def main(spec_path: str) -> None:
     fixed = spec["generations"]  # sample id -> the text the one-process run generated
     seen: list[str] = []
 
-    def lookup(policy, samples, gen_cfg, batch_size, progress=None):
+    def lookup(policy, samples, gen_cfg, batch_size, progress=None, make_processors=None):
         seen.extend(s.id for s in samples)
         return [fixed[s.id] for s in samples]
 
