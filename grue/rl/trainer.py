@@ -40,15 +40,22 @@ def _check_finite(iteration: int, **values: float) -> None:
             raise NonFiniteError(f"iteration {iteration}: {name.replace('_', ' ')} is {value}", iteration, name)
 
 
-def build_optimizer(modules: Sequence[torch.nn.Module], lr: float, weight_decay: float) -> torch.optim.AdamW:
-    """One AdamW over policy and critic; no decay on biases and norms (as SB3/the reference code)."""
+def build_optimizer(modules: Sequence[torch.nn.Module], lr: float, weight_decay: float,
+                    fused: bool = True) -> torch.optim.AdamW:
+    """One AdamW over policy and critic; no decay on biases and norms (as SB3/the reference code).
+
+    `fused` runs torch's fused kernel instead of its per-tensor loop over every parameter (hundreds of
+    tensors; the loop was over a second of each PPO iteration on SmolLM2-135M, issue 18). It agrees
+    with the loop to float rounding (tests/rl/test_optimizer.py). Sharded (DTensor) parameters keep
+    the loop.
+    """
     decay, no_decay = [], []
     for module in modules:
         for name, param in module.named_parameters():
             if param.requires_grad:
                 (no_decay if param.ndim < 2 or "norm" in name.lower() else decay).append(param)
     return torch.optim.AdamW([{"params": decay, "weight_decay": weight_decay},
-                              {"params": no_decay, "weight_decay": 0.0}], lr=lr)
+                              {"params": no_decay, "weight_decay": 0.0}], lr=lr, fused=fused or None)
 
 
 class RLTrainer:
@@ -62,7 +69,8 @@ class RLTrainer:
             for model in (policy.model, value, ref_model, self.mask_model):
                 if model is not None:
                     sharding.shard(model)
-        self.optimizer = build_optimizer([policy.model, value], cfg.ppo.learning_rate, cfg.ppo.weight_decay)
+        self.optimizer = build_optimizer([policy.model, value], cfg.ppo.learning_rate, cfg.ppo.weight_decay,
+                                         fused=sharding is None)
         # what a sharded checkpoint holds, by name (grue.runtime.sharding.save_shards)
         self._owner = torch.nn.ModuleDict({"policy": policy.model, "value": value,
                                            **({"mask_model": self.mask_model} if nlpo else {})})
@@ -179,11 +187,14 @@ class RLTrainer:
                 mb = exp.episodes(batch.rows, batch.length)
                 new_logp, logp_all, states = self.policy.log_probs(self.policy.model, mb.rollout, hidden=shared)
                 values = self.value.values(self.policy, mb.rollout, states)
-                losses = ppo_loss(new_logp, mb.rollout.logp, mb.advantages, values, mb.returns, entropy(logp_all),
+                # With no entropy bonus the entropy is only logged: computing it without gradients
+                # saves a [B, T, V] graph and its backward, and leaves the loss and its gradients as they are.
+                with torch.no_grad() if cfg.ent_coef == 0 else nullcontext():
+                    token_entropy = entropy(logp_all)
+                losses = ppo_loss(new_logp, mb.rollout.logp, mb.advantages, values, mb.returns, token_entropy,
                                   batch.selected, cfg.clip_range, cfg.vf_coef, cfg.ent_coef,
                                   normalise_advantages=cfg.normalise_advantages == "minibatch")
                 _check_finite(self.iteration + 1, PPO_loss=losses.total.item())
-                self.optimizer.zero_grad(set_to_none=True)
                 # this rank's token mean, weighted by its share of the global minibatch: after the
                 # gradients are averaged over ranks they are those of the global minibatch's token mean
                 share = batch.size * self.world / max(global_sizes[j], 1)
@@ -194,6 +205,8 @@ class RLTrainer:
                 if grad_norm is not None:  # None where an accelerate engine clips inside its own step
                     _check_finite(self.iteration + 1, gradient_norm=float(grad_norm))
                 self.optimizer.step()
+                # freed right after the step, so gradients never stay allocated through the next rollout
+                self.optimizer.zero_grad(set_to_none=True)
                 steps += 1
                 for key in ("total", "policy", "value", "entropy", "approx_kl", "clip_fraction"):
                     totals[key] = totals.get(key, 0.0) + getattr(losses, key).item()
