@@ -6,6 +6,10 @@ its last selected step), separate critic (or shared with `--shared`). Prints sec
 iterations (after one warm-up), tokens per second and peak RSS. Compare as ratios on one machine.
 
     .venv/bin/python scripts/bench_ppo.py [--iters 3] [--shared] [--nlpo] [--threads 2] [--batch-size 384]
+                                          [--prompts FILE]
+
+`--prompts` takes the token-identical prompts `make bench` gives every side (scripts/bench/prompts.py)
+and ends with the side's result line for scripts/bench_vs_trl.py; without it the prompts are mini-IMDB's.
 
 `--batch-size 768` (the whole rollout in one minibatch) costs one forward and backward pass over the
 episodes per epoch, what cutting minibatches out of whole episodes cost before transitions were drawn
@@ -14,15 +18,19 @@ from the whole rollout; its update time against the default's is the price of mi
 from __future__ import annotations
 
 import argparse
+import json
 import resource
 import statistics
+import sys
 import time
+from pathlib import Path
 
 import torch
 from accelerate import Accelerator
 
 from grue.config import load_config
 from grue.data.imdb import load_imdb_splits
+from grue.data.sample import Sample
 from grue.policy.load import build_value, frozen_copy, load_policy
 from grue.rl.trainer import RLTrainer
 
@@ -43,6 +51,7 @@ def main() -> None:
     parser.add_argument("--nlpo", action="store_true")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--batch-size", type=int, default=384, help="PPO minibatch, in transitions")
+    parser.add_argument("--prompts", help="a prompts file of scripts/bench/prompts.py (make bench)")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     cfg = load_config([
@@ -53,7 +62,11 @@ def main() -> None:
         "ppo.epochs=1", "ppo.rollout_batch_size=16",
     ])
     policy = load_policy(cfg, cfg.model.policy, "cpu")
-    train = load_imdb_splits(cfg)["train"]
+    if args.prompts:
+        texts = json.loads(Path(args.prompts).read_text())["texts"]
+        train = [Sample(f"bench-{i}", text, (text,)) for i, text in enumerate(texts)]
+    else:
+        train = load_imdb_splits(cfg)["train"]
     trainer = RLTrainer(cfg, policy, frozen_copy(policy.model), build_value(cfg, policy), LengthReward(), train,
                         Accelerator(cpu=True), nlpo=args.nlpo)
     rows = []
@@ -68,6 +81,12 @@ def main() -> None:
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"mean s/iteration {mean[0]:.2f} (rollout {mean[1]:.2f}, update {mean[2]:.2f}); "
           f"{mean[3] / mean[0]:.1f} trained tokens/s; peak RSS {peak_mib:.0f} MiB")
+    if args.prompts:
+        sys.path.insert(0, str(Path(__file__).resolve().parent / "bench"))
+        from common import Iteration, report
+
+        side = "grue-nlpo" if args.nlpo else "grue-shared" if args.shared else "grue-separate"
+        report(side, [Iteration(rollout_s=r[1], update_s=r[2]) for r in rows])
 
 
 if __name__ == "__main__":
