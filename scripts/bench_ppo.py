@@ -6,7 +6,7 @@ its last selected step), separate critic (or shared with `--shared`). Prints sec
 iterations (after one warm-up), tokens per second and peak RSS. Compare as ratios on one machine.
 
     .venv/bin/python scripts/bench_ppo.py [--iters 3] [--shared] [--nlpo] [--threads 2] [--batch-size 384]
-                                          [--prompts FILE]
+                                          [--minibatch transitions|episodes] [--prompts FILE]
 
 `--prompts` takes the token-identical prompts `make bench` gives every side (scripts/bench/prompts.py)
 and ends with the side's result line for scripts/bench_vs_trl.py; without it the prompts are mini-IMDB's.
@@ -14,6 +14,8 @@ and ends with the side's result line for scripts/bench_vs_trl.py; without it the
 `--batch-size 768` (the whole rollout in one minibatch) costs one forward and backward pass over the
 episodes per epoch, what cutting minibatches out of whole episodes cost before transitions were drawn
 from the whole rollout; its update time against the default's is the price of mixing episodes.
+`--minibatch episodes` (ppo.minibatch=episodes) cuts the 2 minibatches out of whole episodes, 8 each:
+TRL's setting, which `make bench` compares against.
 """
 from __future__ import annotations
 
@@ -51,6 +53,8 @@ def main() -> None:
     parser.add_argument("--nlpo", action="store_true")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--batch-size", type=int, default=384, help="PPO minibatch, in transitions")
+    parser.add_argument("--minibatch", choices=("transitions", "episodes"), default="transitions",
+                        help="what a minibatch is cut from (ppo.minibatch)")
     parser.add_argument("--prompts", help="a prompts file of scripts/bench/prompts.py (make bench)")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
@@ -59,7 +63,7 @@ def main() -> None:
         f"model.value_model={'shared' if args.shared else 'separate'}",
         "rollout.top_k=0", "rollout.min_new_tokens=48", "rollout.max_new_tokens=48",
         "ppo.steps_per_update=768", f"ppo.total_steps={768 * (args.iters + 1)}", f"ppo.batch_size={args.batch_size}",
-        "ppo.epochs=1", "ppo.rollout_batch_size=16",
+        "ppo.epochs=1", "ppo.rollout_batch_size=16", f"ppo.minibatch={args.minibatch}",
     ])
     policy = load_policy(cfg, cfg.model.policy, "cpu")
     if args.prompts:

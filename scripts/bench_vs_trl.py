@@ -1,7 +1,8 @@
 """`make bench`: grue's PPO iteration against TRL's, side by side in one run, on identical prompts.
 
 The setting is research/perf_anchor.md's (scripts/bench/common.py): SmolLM2-135M, 16 prompts of 13
-tokens, 48 sampled tokens, one PPO epoch in minibatches of 8 episodes, 2 threads. Two pairs:
+tokens, 48 sampled tokens, one PPO epoch in minibatches of 8 episodes (grue: ppo.minibatch=episodes),
+2 threads. Two pairs:
 - separate critic: grue (`model.value_model=separate`) against TRL 1.12's `trl.experimental.ppo`;
 - shared trunk: grue (`model.value_model=shared`) against trl 0.11.4's `PPOTrainer.step`;
 and grue's NLPO against grue's PPO. Each side runs in its own process (peak RSS is per side), the
@@ -26,14 +27,20 @@ sys.path.insert(0, str(HERE / "bench"))
 from prompts import build as build_prompts  # noqa: E402
 from trl_envs import python_of, respell_for_transformers4  # noqa: E402
 
-SIDES = ("grue-separate", "trl-1.12", "grue-shared", "trl-0.11", "grue-nlpo")
+# grue's sides cut minibatches out of whole episodes (ppo.minibatch=episodes), 8 each, as TRL does;
+# grue-separate-tokens is grue's default (random transitions of the whole rollout), for its cost.
+SIDES = ("grue-separate", "trl-1.12", "grue-shared", "trl-0.11", "grue-nlpo", "grue-separate-tokens")
 PAIRS = (("separate critic: grue / TRL 1.12", "grue-separate", "trl-1.12"),
          ("shared trunk: grue / trl 0.11.4", "grue-shared", "trl-0.11"),
-         ("grue NLPO / grue PPO (separate)", "grue-nlpo", "grue-separate"))
+         ("grue NLPO / grue PPO (separate)", "grue-nlpo", "grue-separate"),
+         ("grue transition / episode minibatches", "grue-separate-tokens", "grue-separate"))
 
 
 def command(side: str, prompts: Path, model_dir: Path, iters: int) -> list[str]:
     grue = [sys.executable, str(HERE / "bench_ppo.py"), "--iters", str(iters), "--prompts", str(prompts)]
+    if side == "grue-separate-tokens":
+        return grue
+    grue += ["--minibatch", "episodes"]
     if side == "grue-separate":
         return grue
     if side == "grue-shared":

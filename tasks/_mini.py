@@ -20,11 +20,15 @@ SUPERVISED = {"learning_rate": 2e-5, "epochs": 1, "batch_size": 8}
 
 
 def rl(max_new_tokens: int, iterations: int = 8) -> dict[str, Any]:
-    """PPO/NLPO for 2 cores: 16 episodes per iteration (steps are tokens), 2 epochs, 4 minibatches."""
+    """PPO/NLPO for 2 cores: 16 episodes per iteration (steps are tokens), 2 epochs, 4 minibatches.
+
+    Minibatches are cut out of whole episodes (ppo.minibatch=episodes): random transitions of the whole
+    rollout, the paper profile's choice, would make each of the 4 run every episode (IMDB's preset says
+    what that costs)."""
     steps = 16 * max_new_tokens
     return {
         "ppo": {"learning_rate": 5e-6, "total_steps": iterations * steps, "steps_per_update": steps,
-                "batch_size": steps // 4, "epochs": 2, "rollout_batch_size": 16},
+                "batch_size": steps // 4, "epochs": 2, "rollout_batch_size": 16, "minibatch": "episodes"},
         "kl": {"init_coef": 0.05, "target": 0.5},
         # One trunk for policy and critic halves the update's forward/backward passes on CPU (as IMDB's
         # mini preset); the paper's separate critic stays one override away (model.value_model=separate).

@@ -17,16 +17,15 @@ _RL_PAPER = {  # Table 4: identical PPO/NLPO rows; 64000 / 1280 = 50 iterations
 }
 _NLPO_PAPER = {"nlpo": {"top_p": 0.9, "min_tokens_to_keep": 100, "update_every": 5}}  # Table 4 mu=5; ref code min 100
 
-# Sized for 2 CPU cores: 8 iterations of 32 episodes; 8 optimizer steps an iteration on minibatches of
-# 192 random transitions of the 768-token rollout. Before minibatches were drawn from the whole rollout
-# (they were cut from whole episodes: 8 episodes each, advantages normalised within them), an iteration
-# took ~37 s on a quiet machine and PPO raised val sentiment by +0.057 (seed 0) and +0.069 (seed 1),
-# each about 3.4 standard errors (200 val prompts, paired against zero-shot of the same seed). Each
-# minibatch now runs every episode it touches, so the update costs up to 4x more here. Re-measure with
+# Sized for 2 CPU cores: 8 iterations of 16 episodes (768 tokens), each 2 epochs of 4 minibatches of
+# 192 transitions cut out of whole episodes (4 each), advantages normalised over the whole rollout.
+# Random transitions of the whole rollout (the paper profile's ppo.minibatch, as the reference code)
+# make each minibatch run all 16 episodes: 180-230 s of update an iteration (1 thread, beside another
+# job) instead of a fraction of it, more than the profile's minutes allow. Re-measure with
 # scripts/measure_imdb_mini.py.
 _RL_MINI = {
     "ppo": {"learning_rate": 3e-5, "total_steps": 6144, "steps_per_update": 768, "batch_size": 192,
-            "epochs": 2, "rollout_batch_size": 16},
+            "epochs": 2, "rollout_batch_size": 16, "minibatch": "episodes"},
     "kl": {"init_coef": 0.05, "target": 0.5},
     # One trunk for policy and critic halves the update's forward/backward passes on CPU; the paper's
     # separate critic stays one override away (model.value_model=separate).

@@ -161,6 +161,9 @@ class PPOConfig:
     # Advantages are normalised over the whole iteration's rollout (all processes); `minibatch` does it
     # per minibatch as SB3 does (with token-level minibatches, nearly the same), `none` not at all.
     normalise_advantages: str = rule("rollout", OneOf(("rollout", "minibatch", "none")))
+    # What a minibatch is cut from: random transitions of the whole rollout (the reference code), or
+    # whole episodes of about batch_size transitions (TRL's way; one pass over the rollout an epoch).
+    minibatch: str = rule("transitions", OneOf(("transitions", "episodes")))
 
 
 @dataclass

@@ -14,7 +14,7 @@ import torch
 from transformers import GenerationConfig, LogitsProcessor, LogitsProcessorList
 
 from grue.policy.batch import PromptBatch, Rollout
-from grue.policy.masking import gather, sampling_log_probs
+from grue.policy.masking import action_log_probs, gather, sampling_log_probs
 
 
 def valid_actions(actions: torch.Tensor, eos_id: Optional[int]) -> torch.Tensor:
@@ -132,8 +132,8 @@ class LMPolicy:
         scores = torch.stack(out.scores, dim=1)          # [B, T, V] processed (already / temperature)
         raw = torch.stack(out.logits, dim=1).float()     # [B, T, V] raw
         action_mask = torch.isfinite(scores)
-        logp = gather(torch.log_softmax(scores.float(), -1), actions)
-        raw_logp = gather(torch.log_softmax(raw, -1), actions)
+        logp = action_log_probs(scores, actions)
+        raw_logp = action_log_probs(raw, actions)
         valid = valid_actions(actions, self.eos_id)
         # Padding after EOS is usually outside the sampling set (top-k): its log-prob is -inf, and
         # -inf * 0 is NaN. Padded positions are no actions: unrestricted mask, log-prob 0.
@@ -152,4 +152,4 @@ class LMPolicy:
 
     def raw_log_probs(self, model: Any, rollout: Rollout) -> torch.Tensor:
         logits, _ = self.forward(model, rollout.prompts, rollout.actions, rollout.valid)
-        return gather(torch.log_softmax(logits.float(), -1), rollout.actions)
+        return action_log_probs(logits, rollout.actions)

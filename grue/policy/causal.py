@@ -3,6 +3,8 @@ one forward pass over prompt + actions scores a whole rollout."""
 from __future__ import annotations
 
 import copy
+import inspect
+from functools import lru_cache
 from typing import Any, Iterable, Optional, Sequence
 
 import torch
@@ -10,6 +12,17 @@ import torch
 from grue.policy.base import LMPolicy, valid_actions  # noqa: F401  (valid_actions: imported from here too)
 from grue.policy.batch import PromptBatch, position_ids
 from grue.policy.mask_processor import CausalMaskProcessor
+
+
+@lru_cache(maxsize=None)
+def _forward_keeps_logits(model_class: type) -> bool:
+    return "logits_to_keep" in inspect.signature(model_class.forward).parameters
+
+
+def _keeps_logits(model: Any) -> bool:
+    """Whether `model` is an LM whose forward can compute logits for the last positions only (a bare
+    trunk has no vocabulary head and no such argument)."""
+    return _forward_keeps_logits(type(model))
 
 
 class CausalPolicy(LMPolicy):
@@ -39,10 +52,15 @@ class CausalPolicy(LMPolicy):
         """
         attn = torch.cat([prompts.attention_mask, valid.long()], dim=1)
         ids = torch.cat([prompts.input_ids, actions], dim=1)
-        out = model(input_ids=ids, attention_mask=attn, position_ids=position_ids(attn),
-                    output_hidden_states=hidden, use_cache=False)
         p, t = prompts.input_ids.shape[1], actions.shape[1]
-        logits = out.logits[:, p - 1:p + t - 1] if hasattr(out, "logits") else None
+        # The vocabulary head only at the t + 1 last positions (the states that predict actions, and the
+        # final one): prompt positions predict nothing PPO uses, and the head is a large share of the pass.
+        keep = {"logits_to_keep": t + 1} if _keeps_logits(model) else {}
+        out = model(input_ids=ids, attention_mask=attn, position_ids=position_ids(attn),
+                    output_hidden_states=hidden, use_cache=False, **keep)
+        logits = None
+        if hasattr(out, "logits"):
+            logits = out.logits[:, :-1] if keep else out.logits[:, p - 1:p + t - 1]
         states = None
         if hidden:
             last = getattr(out, "last_hidden_state", None)

@@ -8,10 +8,16 @@ import torch
 
 def sampling_log_probs(logits: torch.Tensor, action_mask: Optional[torch.Tensor], temperature: float) -> torch.Tensor:
     """log softmax(logits / T) restricted to the allowed tokens: the distribution actions were drawn from."""
-    scaled = logits / temperature
+    scaled = logits / temperature if temperature != 1.0 else logits  # no [B, T, V] copy at T = 1
     if action_mask is not None:
         scaled = scaled.masked_fill(~action_mask, float("-inf"))
     return torch.log_softmax(scaled.float(), dim=-1)
+
+
+def action_log_probs(logits: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
+    """log softmax(logits) at the taken actions, without materialising the [B, T, V] log-softmax."""
+    logits = logits.float()
+    return gather(logits, actions) - torch.logsumexp(logits, dim=-1)
 
 
 def gather(logp_all: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:

@@ -10,6 +10,12 @@ A transition's log-prob needs the forward pass of its episode's prefix, so a min
 episodes it touches up to the last step it uses, and the loss is restricted to its own transitions.
 With several processes each rank splits its own transitions into the same number of parts; part j
 of every rank together form global minibatch j, whose size does not depend on the process count.
+
+`ppo.minibatch=episodes` cuts the same number of minibatches out of whole episodes instead (TRL's
+and most PPO-for-LM code's choice): each minibatch runs only its own episodes, so an epoch costs one
+forward and backward pass over the rollout rather than one per minibatch. Advantages are still
+normalised over the whole rollout, so the sequence-level signal survives; what differs is that one
+minibatch's gradient comes from fewer trajectories.
 """
 from __future__ import annotations
 
@@ -64,3 +70,23 @@ def transition_minibatches(valid: torch.Tensor, parts: int, generator: torch.Gen
         selected[local_rows, steps] = 1.0
         batches.append(TransitionBatch(rows, length, selected))
     return batches
+
+
+def episode_minibatches(valid: torch.Tensor, parts: int, generator: torch.Generator) -> list[TransitionBatch]:
+    """A random partition of this rank's episodes into `parts` minibatches of nearly equal episode
+    counts, each with all of its episodes' valid transitions (empty ones as in transition_minibatches)."""
+    order = torch.randperm(valid.shape[0], generator=generator).to(valid.device)
+    batches = []
+    for rows in torch.tensor_split(order, parts):
+        if rows.numel() == 0:
+            batches.append(TransitionBatch(torch.zeros(1, dtype=torch.long, device=valid.device), 1,
+                                           torch.zeros(1, 1, dtype=valid.dtype, device=valid.device)))
+            continue
+        rows = rows.sort().values
+        steps = valid[rows].sum(dim=0).nonzero()
+        length = int(steps.max().item()) + 1 if steps.numel() else 1
+        batches.append(TransitionBatch(rows, length, valid[rows, :length].clone()))
+    return batches
+
+
+MINIBATCHES = {"transitions": transition_minibatches, "episodes": episode_minibatches}

@@ -19,7 +19,7 @@ from grue.policy.load import frozen_copy
 from grue.policy.masking import entropy
 from grue.rl.kl import AdaptiveKLController
 from grue.rl.ppo_loss import masked_mean, ppo_loss
-from grue.rl.minibatch import minibatch_count, split_sizes, transition_minibatches
+from grue.rl.minibatch import MINIBATCHES, minibatch_count
 from grue.rl.rollout import Experience, collect, concat_experiences, next_episode_count
 from grue.runtime.distributed import average_gradients, global_sum, world_of
 from grue.runtime.sharding import Sharding
@@ -172,18 +172,18 @@ class RLTrainer:
         minibatches depend on the rollout only, not on how many processes share it."""
         cfg = self.cfg.ppo
         exp.advantages = self._normalised_advantages(exp)
-        local = int(exp.rollout.valid.sum().item())
-        per_rank = [int(n) for n in global_sum([local if r == self.rank else 0 for r in range(self.world)],
-                                               self.world)]
-        parts = minibatch_count(sum(per_rank), cfg.batch_size)
-        # each global minibatch's size: the same part of every rank's split
-        global_sizes = [sum(sizes) for sizes in zip(*(split_sizes(n, parts) for n in per_rank))]
+        total = int(global_sum([exp.rollout.valid.sum().item()], self.world)[0])
+        parts = minibatch_count(total, cfg.batch_size)
+        cut = MINIBATCHES[cfg.minibatch]
         shared = getattr(self.value, "shared", False)
         params = [p for g in self.optimizer.param_groups for p in g["params"]]
         totals: dict[str, float] = {}
         steps = 0
         for _ in range(cfg.epochs):
-            for j, batch in enumerate(transition_minibatches(exp.rollout.valid, parts, self.update_gen)):
+            batches = cut(exp.rollout.valid, parts, self.update_gen)
+            # each global minibatch's size: part j of every rank's split
+            global_sizes = global_sum([b.size for b in batches], self.world)
+            for j, batch in enumerate(batches):
                 mb = exp.episodes(batch.rows, batch.length)
                 new_logp, logp_all, states = self.policy.log_probs(self.policy.model, mb.rollout, hidden=shared)
                 values = self.value.values(self.policy, mb.rollout, states)

@@ -10,7 +10,7 @@ from accelerate import Accelerator
 
 from grue.data.sample import Sample
 from grue.policy.load import build_value, frozen_copy
-from grue.rl.minibatch import minibatch_count, split_sizes, transition_minibatches
+from grue.rl.minibatch import episode_minibatches, minibatch_count, split_sizes, transition_minibatches
 from grue.rl.trainer import RLTrainer
 from tests.rl.test_learning import TokenCountReward, tiny_cfg
 
@@ -58,6 +58,41 @@ def test_one_and_two_processes_take_the_same_steps_with_the_same_global_minibatc
 def test_a_rank_with_fewer_transitions_than_minibatches_still_takes_every_step():
     batches = transition_minibatches(ragged_valid([2], width=4), parts=5, generator=torch.Generator().manual_seed(0))
     assert len(batches) == 5 and sum(b.size for b in batches) == 2
+
+
+def test_episode_minibatches_hold_whole_episodes_and_partition_the_rollout():
+    """ppo.minibatch=episodes: the same number of minibatches, each made of whole episodes (every
+    valid step of each of its episodes, nothing of any other), together covering each transition once."""
+    valid = ragged_valid([8, 3, 8, 5, 8, 1, 6, 8], width=8)   # 47 transitions in 8 episodes
+    parts = minibatch_count(int(valid.sum()), batch_size=16)
+    batches = episode_minibatches(valid, parts, torch.Generator().manual_seed(0))
+    assert len(batches) == parts == 3
+    assert torch.equal(covered(valid, batches), valid)
+    assert sorted(len(b.rows) for b in batches) == [2, 3, 3]         # episodes split as evenly as they go
+    for b in batches:
+        assert torch.equal(b.selected, valid[b.rows, :b.length])     # whole episodes
+        assert b.selected[:, -1].any()                               # cut after the longest one's last step
+    rows = torch.cat([b.rows for b in batches])
+    assert sorted(rows.tolist()) == list(range(8))
+    assert rows.tolist() != list(range(8))                            # shuffled, not in rollout order
+
+
+def test_episode_minibatches_leave_a_rank_with_few_episodes_empty_steps():
+    batches = episode_minibatches(ragged_valid([2, 3], width=4), parts=3, generator=torch.Generator().manual_seed(0))
+    assert len(batches) == 3 and [b.size for b in batches].count(0) == 1 and sum(b.size for b in batches) == 5
+
+
+@pytest.mark.parametrize("minibatch", ["transitions", "episodes"])
+def test_update_takes_the_same_steps_whatever_a_minibatch_is_cut_from(tiny_causal_policy, minibatch):
+    cfg = tiny_cfg(rollout={"min_new_tokens": 6, "max_new_tokens": 6},
+                   ppo={"steps_per_update": 48, "batch_size": 24, "epochs": 2, "rollout_batch_size": 8,
+                        "minibatch": minibatch})
+    samples = [Sample(str(i), p, ("",)) for i, p in enumerate(["The film was", "dogs run in"])]
+    trainer = RLTrainer(cfg, tiny_causal_policy, frozen_copy(tiny_causal_policy.model),
+                        build_value(cfg, tiny_causal_policy), TokenCountReward(), samples, Accelerator(cpu=True),
+                        nlpo=False)
+    stats = trainer.step()
+    assert stats["tokens"] == 48 and stats["optimizer_steps"] == 2 * 2
 
 
 def test_update_takes_epochs_times_ceil_transitions_over_batch_size_steps(tiny_causal_policy):

@@ -169,3 +169,36 @@ def test_rollout_rounds_with_prompts_of_different_widths_concatenate_without_cha
     new_logp, _, _ = policy.log_probs(policy.model, both)
     assert torch.allclose(new_logp * both.valid, both.logp, atol=1e-5)
     assert torch.equal(both.logp[0, :4], short.logp[0]) and (both.valid[0, 4:] == 0).all()
+
+
+def test_the_head_at_the_action_positions_only_gives_the_full_passs_logits(tiny_causal_policy):
+    """forward() asks the LM for logits at its last t + 1 positions (logits_to_keep); they equal the
+    full pass's logits at the states that predict each action, and the critic trunk (no such
+    argument) still gets its hidden states."""
+    from grue.policy import causal
+
+    policy = tiny_causal_policy
+    torch.manual_seed(2)
+    rollout = policy.sample(policy.encode(PROMPTS), gen_cfg(max_new_tokens=5))
+    kept, states = policy.forward(policy.model, rollout.prompts, rollout.actions, rollout.valid, hidden=True)
+    assert causal._keeps_logits(policy.model) and not causal._keeps_logits(policy.model.transformer)
+    attn = torch.cat([rollout.prompts.attention_mask, rollout.valid.long()], dim=1)
+    ids = torch.cat([rollout.prompts.input_ids, rollout.actions], dim=1)
+    full = policy.model(input_ids=ids, attention_mask=attn, position_ids=causal.position_ids(attn), use_cache=False)
+    p, t = rollout.prompts.input_ids.shape[1], rollout.actions.shape[1]
+    assert kept.shape == (len(PROMPTS), t, policy.model.config.vocab_size)
+    assert torch.allclose(kept, full.logits[:, p - 1:p + t - 1], atol=1e-5)
+    _, trunk_states = policy.forward(policy.model.transformer, rollout.prompts, rollout.actions, rollout.valid,
+                                     hidden=True)
+    assert torch.allclose(trunk_states, states, atol=1e-5)
+
+
+def test_action_log_probs_equal_the_gathered_log_softmax():
+    from grue.policy.masking import action_log_probs, gather
+
+    torch.manual_seed(3)
+    logits = torch.randn(3, 7, 50) * 4
+    logits[0, 0, 5:] = float("-inf")               # a processed score row: most tokens filtered out
+    actions = torch.randint(0, 5, (3, 7))
+    expected = gather(torch.log_softmax(logits, -1), actions)
+    assert torch.allclose(action_log_probs(logits, actions), expected, atol=1e-5)
