@@ -138,7 +138,8 @@ def main(argv: list[str]) -> None:
         browser.close()
     if kind == "comparisons":  # the answers train a reward model (docs/learned_rewards.md)
         comparisons = out / "comparisons.jsonl"
-        subprocess.run([*grue, "export-comparisons", f"study={study}", f"out={comparisons}", "qualify=yes"], check=True)
+        subprocess.run([*grue, "export-comparisons", f"study={study}", f"out={comparisons}", "qualify=yes",
+                        "min_seconds=0.2"], check=True)
         started = time.monotonic()
         subprocess.run([sys.executable, "-m", "grue", "label", "train", f"comparisons={comparisons}",
                         f"out={out / 'reward-model'}", "backbone=packaged:minilm", "task=imdb", "profile=mini"],

@@ -5,7 +5,7 @@
     grue human report study=studies/imdb [qualify=yes] [alpha_level=interval]
     grue human export study=studies/imdb out=batch.csv
     grue human import study=studies/imdb results=batch_results.csv
-    grue human export-comparisons study=studies/cmp out=comparisons.jsonl [qualify=yes]
+    grue human export-comparisons study=studies/cmp out=comparisons.jsonl [qualify=yes] [min_seconds=3]
     grue human board studies=studies/imdb,studies/cnn [out=leaderboard/export/site]
 """
 from __future__ import annotations
@@ -111,7 +111,6 @@ def report_command(args: Pairs = typer.Argument(None, help=(
         "[alpha_level=interval|ordinal|nominal|ratio] [out=DIR (study/report)]"))) -> None:
     """The study's statistics: per-system means and alpha, ANOVA and Tukey HSD, or win rates."""
     from grue.human.agreement import LEVELS
-    from grue.human.qualification import Rules
     from grue.human.report import build_report, render_html, render_markdown, to_json
     from grue.storage.atomic import atomic_write_json, atomic_write_text
 
@@ -123,10 +122,7 @@ def report_command(args: Pairs = typer.Argument(None, help=(
         fail(f"qualify={qualify!r}: use yes|no")
     if level not in LEVELS:
         fail(f"alpha_level={level!r}: use {'|'.join(LEVELS)}")
-    try:
-        rules = Rules(min_median_seconds=float(options.get("min_seconds", Rules.min_median_seconds)))
-    except ValueError:
-        fail(f"min_seconds={options['min_seconds']!r} is not a number")
+    rules = _rules(options)
     report = build_report(study, qualify=qualify == "yes", rules=rules, level=level)
     out = Path(options.get("out", study.root / "report"))
     out.mkdir(parents=True, exist_ok=True)
@@ -136,6 +132,16 @@ def report_command(args: Pairs = typer.Argument(None, help=(
     atomic_write_json(out / "report.json", to_json(report))
     typer.echo(text)
     typer.echo(f"wrote {out / 'report.md'}, {out / 'report.html'}, {out / 'report.json'}")
+
+
+def _rules(options: dict[str, str]):
+    """The qualification rules, with `min_seconds=` (the median reading time a rater needs) if given."""
+    from grue.human.qualification import Rules
+
+    try:
+        return Rules(min_median_seconds=float(options.get("min_seconds", Rules.min_median_seconds)))
+    except ValueError:
+        fail(f"min_seconds={options['min_seconds']!r} is not a number")
 
 
 @human_app.command("export")
@@ -171,20 +177,20 @@ def import_command(args: Pairs = typer.Argument(None, help="study=DIR results=FI
 
 @human_app.command("export-comparisons")
 def export_comparisons_command(args: Pairs = typer.Argument(None, help=(
-        "study=DIR out=comparisons.jsonl [qualify=yes|no]"))) -> None:
+        "study=DIR out=comparisons.jsonl [qualify=yes|no] [min_seconds=S] (the report's qualification rules)"))) -> None:
     """Append a comparisons study's answers to a learned-reward comparisons file (docs/learned_rewards.md)."""
     from grue.human.comparisons_export import export_comparisons
     from grue.human.frame import choices_frame
     from grue.human.qualification import unqualified
     from grue.human.study import StudyError
 
-    options = _options(args, {"study", "out", "qualify"})
+    options = _options(args, {"study", "out", "qualify", "min_seconds"})
     study = _study(options)
     if "out" not in options:
         fail("out=FILE.jsonl is required")
     if options.get("qualify", "no") not in ("yes", "no"):
         fail(f"qualify={options['qualify']!r}: use yes|no")
-    excluded = set(unqualified(choices_frame(study), "comparisons")) \
+    excluded = set(unqualified(choices_frame(study), "comparisons", _rules(options))) \
         if options.get("qualify") == "yes" and study.kind == "comparisons" else set()
     try:
         written = export_comparisons(study, Path(options["out"]), excluded)

@@ -108,3 +108,26 @@ def test_board_writes_the_human_page(tmp_path):
     assert 'id="human-scores"' in page and "paper (Table 9)" in page and "human_figure2.png" in page
     assert (tmp_path / "site" / "human_figure2.png").read_bytes().startswith(b"\x89PNG")
     assert "is not a study directory" in refuse("board", f"studies={tmp_path / 'nothing'}")
+
+
+def test_export_comparisons_applies_the_reports_reading_time_rule(tmp_path):
+    """qualify=yes leaves out the raters the report's rules leave out, min_seconds= included: raters who
+    agree, pass their attention checks and spend 100 s an item qualify by default and fail min_seconds=1000."""
+    study = _study(tmp_path, kind="comparisons")
+    tokens = dict(line.split() for line in (study.root / "links.txt").read_text().splitlines())
+
+    def choose(item, order):  # the gold answer on attention checks, else everyone the same candidate
+        wanted = item.gold["choice"] if item.gold else 0
+        return {"choice": str(list(order).index(wanted))}
+
+    for path in tokens.values():
+        answer_all(study, path.removeprefix("/r/"), choose)
+    default = _invoke("export-comparisons", f"study={study.root}", f"out={tmp_path / 'a.jsonl'}", "qualify=yes")
+    assert default.exit_code == 0, default.output
+    assert "appended 0" not in default.output and "unqualified" not in default.output
+    strict = _invoke("export-comparisons", f"study={study.root}", f"out={tmp_path / 'b.jsonl'}", "qualify=yes",
+                     "min_seconds=1000")
+    assert strict.exit_code == 0, strict.output
+    assert "appended 0 comparisons" in strict.output and f"{len(tokens)} unqualified raters left out" in strict.output
+    assert "min_seconds='soon'" in refuse("export-comparisons", f"study={study.root}",
+                                          f"out={tmp_path / 'x.jsonl'}", "qualify=yes", "min_seconds=soon")
