@@ -30,11 +30,6 @@ def minibatch_count(global_transitions: int, batch_size: int) -> int:
     return max(1, math.ceil(global_transitions / batch_size))
 
 
-def split_sizes(n: int, parts: int) -> list[int]:
-    """The sizes `torch.tensor_split` gives `n` items cut into `parts` (the first n % parts one larger)."""
-    return [n // parts + (1 if j < n % parts else 0) for j in range(parts)]
-
-
 @dataclass
 class TransitionBatch:
     """One minibatch on this rank: the episodes it touches, how far into them, and which of their steps."""

@@ -10,9 +10,14 @@ from accelerate import Accelerator
 
 from grue.data.sample import Sample
 from grue.policy.load import build_value, frozen_copy
-from grue.rl.minibatch import episode_minibatches, minibatch_count, split_sizes, transition_minibatches
+from grue.rl.minibatch import episode_minibatches, minibatch_count, transition_minibatches
 from grue.rl.trainer import RLTrainer
 from tests.rl.test_learning import TokenCountReward, tiny_cfg
+
+
+def split_sizes(n, parts):
+    """The sizes `torch.tensor_split` gives `n` items cut into `parts` (the first n % parts one larger)."""
+    return [n // parts + (1 if j < n % parts else 0) for j in range(parts)]
 
 
 def ragged_valid(lengths, width):
