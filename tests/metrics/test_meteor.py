@@ -59,3 +59,20 @@ def test_missing_wordnet_is_unavailable_with_a_reason(monkeypatch, tmp_path):
         assert "does not exist" in scorers.unavailable["meteor"]
     finally:
         load_wordnet.cache_clear()
+
+
+def test_memoised_lookups_score_as_plain_nltk_on_review_text(meteor):
+    """The scorer remembers synsets and stems per word; over real review text (words recurring across
+    samples, so the memos are hit) every sample scores as NLTK's own call with the plain reader."""
+    from grue.assets.rotten_tomatoes import rotten_tomatoes_rows
+    from grue.metrics.text import treebank_tokens
+
+    texts = [text for text, _ in rotten_tomatoes_rows()[:60]]
+    gens = [" ".join(t.split()[::-1]) for t in texts[:30]]  # same words, other order: chunks and synonyms vary
+    refs = [[texts[i], texts[i + 30]] for i in range(30)]
+    got = meteor(gens, refs).per_sample
+    wordnet = load_wordnet()
+    expected = [meteor_score([treebank_tokens(r) for r in rs], treebank_tokens(g), wordnet=wordnet)
+                for g, rs in zip(gens, refs)]
+    assert got == pytest.approx(expected, abs=1e-12)
+    assert len(set(round(v, 6) for v in got)) > 10  # a real spread, not a constant

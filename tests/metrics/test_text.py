@@ -23,3 +23,23 @@ def test_results_are_shared_tuples():
     assert word_tokens("The cat, the MAT.") is first  # memoised: a second metric reuses the work
     clear_text_caches()  # as ScorerSet.compute does after an evaluation
     assert word_tokens("The cat, the MAT.") is not first
+
+
+def test_treebank_tokens_equal_nltks_own_tokenizer():
+    """The tokenizer runs NLTK's patterns on the stdlib engine; every token must be NLTK's own."""
+    from nltk.tokenize import NLTKWordTokenizer
+
+    from grue.assets.rotten_tomatoes import rotten_tomatoes_rows
+    from grue.metrics.text import _treebank
+
+    tricky = ["It's live-action, isn't it?", "\"Gimme\" -- she said: 'cannot'... (really) [sic] {x} <y>",
+              "«Quoted» “curly” ‘single’ ``tex'' 3,000.50 $5 @you #tag 50% & co; wanna go?",
+              "He said 'tis so; 'twas not.", "Ends with quote.\"", "I'D, YOU'LL, WE'RE, CAN'T", "em—dash – en"]
+    texts = tricky + [text for text, _ in rotten_tomatoes_rows()[:2000]]
+    nltk_tokenizer = NLTKWordTokenizer()
+    ours = _treebank()
+    assert type(ours) is not NLTKWordTokenizer  # the stdlib-engine subclass is what is compared
+    for text in texts:
+        for parens in (False, True):
+            assert ours.tokenize(text, convert_parentheses=parens) == nltk_tokenizer.tokenize(
+                text, convert_parentheses=parens), text
