@@ -11,10 +11,13 @@ greedy search with fixed rules, and grue keeps every one of them because the rul
 - the edit distance is a Levenshtein distance over words restricted to a beam of 25 cells around the
   length-scaled diagonal (wider for very unequal lengths), ties broken towards substitution/match,
   then deletion, then insertion, and its alignment decides where shifts may go.
-Two things make this faster than sacrebleu's own loop without changing any decision: the block
-search only visits reference positions holding the block's first word, and the matrix holds plain
+Three things make this faster than sacrebleu's own loop without changing any decision: the block
+search only visits reference positions holding the block's first word; the matrix holds plain
 integer costs (operations are derived along the final path only), with the rows of every hypothesis
-prefix already computed reused (shifted candidates share their prefix with the hypothesis). tests/metrics/test_ter.py checks the values
+prefix already computed reused (shifted candidates share their prefix with the hypothesis); and a
+candidate's rows stop once they are past the moved block and bound its distance well enough, either
+exactly (a constant offset from the hypothesis's rows) or as too large to beat the best shift so far
+(see ``BeamEditDistance.rows``). tests/metrics/test_ter.py checks the values
 against sacrebleu on a few hundred segments.
 """
 from __future__ import annotations
@@ -53,8 +56,19 @@ class BeamEditDistance:
         self.cache: dict[str, tuple[dict, list[int]]] = {}
         self.cached_rows = 0
 
-    def rows(self, hyp: Words) -> list[list[int]]:
-        """The cost rows of the matrix of ``hyp``, reusing cached prefix rows."""
+    def rows(self, hyp: Words, base: list[list[int]] | None = None, same_from: int = 0,
+             at_most: float = math.inf) -> tuple[list[list[int]], int | None]:
+        """The cost rows of the matrix of ``hyp``, reusing cached prefix rows, and None.
+
+        ``base`` may hold the full rows of a hypothesis of the same length that equals ``hyp`` from
+        word ``same_from`` on (the hypothesis a shift candidate was made from). From there on the words
+        and the beam (a function of position and lengths) are the same, and the recurrence takes minima
+        of neighbours plus costs that depend only on the words, so if a row exceeds the base's row by
+        at least d (at most D) on every cell, every later row does too, the last cell included. Then:
+        - d == D: the distance is the base's plus d, known without the remaining rows;
+        - the base's distance plus d exceeds ``at_most``: the caller has said it needs no exact value
+          above ``at_most``.
+        In both cases the rows computed so far and base distance + d are returned early."""
         rows = [self.first_row]
         node = self.cache
         for word in hyp:
@@ -65,15 +79,22 @@ class BeamEditDistance:
         n_hyp, n_ref = len(hyp), len(self.ref)
         ratio = n_ref / n_hyp if n_hyp else 1
         beam = math.ceil(ratio / 2 + BEAM_WIDTH) if BEAM_WIDTH < ratio / 2 else BEAM_WIDTH
-        for i in range(len(rows), n_hyp + 1):
+
+        def span(i: int) -> tuple[int, int]:  # the columns row i computes
             diagonal = math.floor(i * ratio)
-            low = max(0, diagonal - beam)
-            high = self.width if i == n_hyp else min(self.width, diagonal + beam)
+            return max(0, diagonal - beam), self.width if i == n_hyp else min(self.width, diagonal + beam)
+
+        for i in range(len(rows), n_hyp + 1):
+            if base is not None and i - 1 >= same_from:
+                least, greatest = offset_bounds(rows[-1], base[i - 1], *span(i - 1)) if i > 1 else (0, 0)
+                if least == greatest or base[-1][-1] + least > at_most:
+                    return rows, int(least)
+            low, high = span(i)
             rows.append(self._row(hyp[i - 1], rows[-1], low, high))
             if self.cached_rows < MAX_CACHED_ROWS:
                 node = node.setdefault(hyp[i - 1], ({}, rows[-1]))[0]
                 self.cached_rows += 1
-        return rows
+        return rows, None
 
     def _row(self, word: str, above: list[int], low: int, high: int) -> list[int]:
         """Costs of the row of hypothesis word ``word``, computed on columns [low, high) only; cells
@@ -98,8 +119,12 @@ class BeamEditDistance:
         costs[start:high] = new_costs
         return costs
 
-    def distance(self, hyp: Words) -> int:
-        return self.rows(hyp)[-1][-1]
+    def distance(self, hyp: Words, base: list[list[int]] | None = None, same_from: int = 0,
+                 at_most: float = math.inf) -> int:
+        """Edit distance of ``hyp``; where it exceeds ``at_most``, possibly only a lower bound that
+        exceeds it (see ``rows`` for ``base``, ``same_from`` and ``at_most``)."""
+        rows, offset = self.rows(hyp, base, same_from, at_most)
+        return rows[-1][-1] if offset is None else base[-1][-1] + offset
 
     def _operation(self, rows: list[list[int]], hyp: Words, i: int, j: int) -> int:
         """The operation sacrebleu records at cell (i, j): the first of match/substitution, DROP_HYP,
@@ -116,10 +141,10 @@ class BeamEditDistance:
             return MATCH if same else SUBSTITUTE
         return DROP_HYP if rows[i - 1][j] + 1 == cost else TAKE_REF
 
-    def alignment(self, hyp: Words) -> tuple[int, dict[int, int], list[int], list[int]]:
-        """Distance, and from the optimal path: the hypothesis position each reference position is
-        aligned with (-1 before the first word), and the error flags of both sides."""
-        rows = self.rows(hyp)
+    def alignment(self, hyp: Words, rows: list[list[int]]) -> tuple[int, dict[int, int], list[int], list[int]]:
+        """Distance, and from the optimal path through ``hyp``'s full ``rows``: the hypothesis position
+        each reference position is aligned with (-1 before the first word), and the error flags of
+        both sides."""
         path = []
         i, j = len(hyp), len(self.ref)
         while i > 0 or j > 0:
@@ -153,6 +178,28 @@ class BeamEditDistance:
         return rows[-1][-1], align, ref_err, hyp_err
 
 
+def offset_bounds(row: list[int], base_row: list[int], low: int, high: int) -> tuple[float, float]:
+    """(least, greatest) amount by which ``row`` exceeds ``base_row`` on the columns [low, high) (both
+    rows are unreachable outside them: same position, same beam). A cell unreachable in ``row`` only
+    exceeds by +infinity, one unreachable in ``base_row`` only by -infinity."""
+    row, base_row = row[low:high], base_row[low:high]
+    if row == base_row:
+        return 0, 0
+    least, greatest = math.inf, -math.inf
+    for a, b in zip(row, base_row):
+        if a >= INFINITY or b >= INFINITY:
+            if a == b:
+                continue
+            difference = math.inf if a >= INFINITY else -math.inf
+        else:
+            difference = a - b
+        if difference < least:
+            least = difference
+        if difference > greatest:
+            greatest = difference
+    return least, greatest
+
+
 def matching_blocks(hyp: Words, ref: Words):
     """(hyp start, ref start, length) of every common block, in sacrebleu's order: by hypothesis start,
     then reference start, then length (every prefix of a match of up to MAX_SHIFT_SIZE words)."""
@@ -182,9 +229,19 @@ def shifted(words: list[str], start: int, length: int, target: int) -> list[str]
     return words[:start] + words[start + length : length + target] + block + words[length + target :]
 
 
+def unchanged_from(start: int, length: int, target: int) -> int:
+    """The first position from which ``shifted(words, start, length, target)`` equals ``words``."""
+    if target < start:
+        return start + length
+    if target > start + length:
+        return target
+    return length + target
+
+
 def best_shift(hyp: list[str], ref: Words, ed: BeamEditDistance, checked: int) -> tuple[int, list[str], int]:
     """(gain, shifted hypothesis, candidates evaluated so far) of the best single shift."""
-    before, align, ref_err, hyp_err = ed.alignment(hyp)
+    base, _ = ed.rows(hyp)
+    before, align, ref_err, hyp_err = ed.alignment(hyp, base)
     best: tuple | None = None
     for start_h, start_r, length in matching_blocks(hyp, ref):
         if not any(hyp_err[start_h : start_h + length]) or not any(ref_err[start_r : start_r + length]):
@@ -203,7 +260,15 @@ def best_shift(hyp: list[str], ref: Words, ed: BeamEditDistance, checked: int) -
                 continue
             previous = target
             candidate_words = shifted(hyp, start_h, length, target)
-            candidate = (before - ed.distance(candidate_words), length, -start_h, -target, candidate_words)
+            same_from = unchanged_from(start_h, length, target)
+            # A candidate matters only if it gains at least 1 and beats the best so far (on equal
+            # gain, by the later keys): a distance above that is not needed exactly.
+            if best is None:
+                needed = 1
+            else:
+                needed = max(1, best[0] if (length, -start_h, -target) > best[1:4] else best[0] + 1)
+            distance = ed.distance(candidate_words, base, same_from, at_most=before - needed)
+            candidate = (before - distance, length, -start_h, -target, candidate_words)
             checked += 1
             if best is None or candidate > best:
                 best = candidate

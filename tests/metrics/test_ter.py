@@ -8,7 +8,7 @@ from sacrebleu.metrics.lib_ter import translation_edit_rate as sacrebleu_edits
 
 from grue.metrics.base import MetricInputs
 from grue.metrics.parallel import parallel_map
-from grue.metrics.ter import TerScorer, shifted, translation_edit_rate
+from grue.metrics.ter import BeamEditDistance, TerScorer, shifted, translation_edit_rate, unchanged_from
 
 WORDS = "the a film is was good bad not very story plot acting".split()
 
@@ -61,3 +61,53 @@ def test_scorer_equals_sacrebleu_corpus_and_sentence_ter():
 def test_parallel_map_keeps_order_and_values():
     items = list(range(100))
     assert parallel_map(abs, [-i for i in items], 2) == items
+
+
+def long_review_pairs(seed, count):
+    from grue.assets.rotten_tomatoes import rotten_tomatoes_rows
+
+    rng = random.Random(seed)
+    words = " ".join(text for text, _ in rotten_tomatoes_rows()[:400]).lower().split()
+    pairs = []
+    for _ in range(count):
+        start = rng.randrange(len(words) - 200)
+        ref = words[start : start + rng.randint(60, 140)]
+        hyp = [w for w in ref if rng.random() > 0.1]
+        for _ in range(3):  # move a few blocks, so shifts are worth taking
+            cut, size = rng.randrange(len(hyp)), rng.randint(1, 6)
+            block, rest = hyp[cut : cut + size], hyp[:cut] + hyp[cut + size :]
+            at = rng.randrange(len(rest) + 1)
+            hyp = rest[:at] + block + rest[at:]
+        hyp = [rng.choice(words) if rng.random() < 0.1 else w for w in hyp]
+        pairs.append((hyp, ref))
+    return pairs
+
+
+def test_shift_candidates_distances_from_the_base_rows_are_exact_or_bounded():
+    """BeamEditDistance.rows stops a candidate's rows early; what it returns is the exact distance,
+    or, when the caller allows, a lower bound above ``at_most``."""
+    rng = random.Random(4)
+    early = 0
+    for hyp, ref in long_review_pairs(5, 6):
+        ed = BeamEditDistance(ref)
+        base, _ = ed.rows(hyp)
+        for _ in range(40):
+            start, length = rng.randrange(len(hyp) - 6), rng.randint(1, 6)
+            target = rng.choice([t for t in range(len(hyp) + 1) if not start <= t <= start + length])
+            candidate = shifted(hyp, start, length, target)
+            exact = BeamEditDistance(ref).distance(candidate)
+            assert ed.distance(candidate, base, unchanged_from(start, length, target)) == exact
+            at_most = exact - 3
+            _, shortcut = ed.rows(candidate, base, unchanged_from(start, length, target), at_most=at_most)
+            if shortcut is not None:
+                early += 1
+                value = base[-1][-1] + shortcut
+                assert value == exact or at_most < value < exact  # exact, or a lower bound above at_most
+    assert early > 50  # the shortcut is taken, so the checks above are about it
+
+
+def test_edits_equal_sacrebleu_on_long_review_segments():
+    """Segments of 60-140 words, longer than the beam, where shift candidates re-join the
+    hypothesis's rows (the shortcut of BeamEditDistance.rows) and rows leave the beam."""
+    pairs = long_review_pairs(3, 12)
+    assert [translation_edit_rate(h, r) for h, r in pairs] == [sacrebleu_edits(h, r) for h, r in pairs]
