@@ -1,7 +1,7 @@
 """Measure what PPO and NLPO gain on the IMDB mini preset, paired per prompt against zero-shot.
 
 For every seed: zero-shot, then each RL algorithm (PPO, NLPO, PPO without KL penalty by default) on
-the mini profile; each RL run's validation sentiment is compared prompt by prompt with the zero-shot
+the mini profile (PPO with the LLM critic's dense rewards on request); each RL run's validation sentiment is compared prompt by prompt with the zero-shot
 run of the same seed (same prompts, same evaluation seed), so the difference's standard error
 excludes prompt difficulty. Runs go through `grue run` itself and resume when interrupted: running
 the script again reuses the finished runs and finishes the others.
@@ -20,7 +20,10 @@ from pathlib import Path
 from grue.config import load_config
 from grue.run.runner import Run
 
-ALGOS = {"ppo": ["algo=ppo"], "nlpo": ["algo=nlpo"], "ppo_nokl": ["algo=ppo", "kl.target=null"]}
+ALGOS = {"ppo": ["algo=ppo"], "nlpo": ["algo=nlpo"], "ppo_nokl": ["algo=ppo", "kl.target=null"],
+         # issue 15's acceptance arm: PPO plus the critic's per-token rewards, the packaged instruct model
+         # as critic, everything else the preset's, so it pairs with the "ppo" runs of the same seeds
+         "ppo_drlc": ["algo=ppo", "reward.dense=critic", "critic.model=packaged:smollm2-135m"]}
 METRIC = "sentiment"
 
 
