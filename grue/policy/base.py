@@ -15,6 +15,7 @@ from transformers import GenerationConfig, LogitsProcessor, LogitsProcessorList
 
 from grue.policy.batch import PromptBatch, Rollout
 from grue.policy.masking import action_log_probs, gather, sampling_log_probs
+from grue.policy.step_records import ChosenTokenLogProbs, recording_pipeline
 
 
 def valid_actions(actions: torch.Tensor, eos_id: Optional[int]) -> torch.Tensor:
@@ -120,29 +121,29 @@ class LMPolicy:
     def sample(self, prompts: PromptBatch, gen: Any, processors: Sequence[Any] = ()) -> Rollout:
         """Sample episodes with a KV cache, recording what PPO needs at each step.
 
-        The processed scores are the exact sampling distribution (min length, NLPO mask, top-k,
-        temperature), so their finite entries are the action mask and their log-softmax the
-        behaviour log-prob; the raw logits give the unmasked log-prob the KL penalty uses.
+        The scores generate() samples from are the exact sampling distribution (min length, NLPO mask,
+        temperature, top-k), so their finite entries are the action mask and their log-softmax the
+        behaviour log-prob; the raw logits give the unmasked log-prob the KL penalty uses. Both are
+        recorded as generation goes, one value per action (grue.policy.step_records).
         """
-        config = self.generation_config(gen)
-        config.update(return_dict_in_generate=True, output_scores=True, output_logits=True)
-        out = self.model.generate(input_ids=prompts.input_ids, attention_mask=prompts.attention_mask,
-                                  generation_config=config, logits_processor=LogitsProcessorList(list(processors)))
-        actions = self._actions(out.sequences, prompts)
-        scores = torch.stack(out.scores, dim=1)          # [B, T, V] processed (already / temperature)
-        raw = torch.stack(out.logits, dim=1).float()     # [B, T, V] raw
-        action_mask = torch.isfinite(scores)
-        logp = action_log_probs(scores, actions)
-        raw_logp = action_log_probs(raw, actions)
+        raw, sampled = ChosenTokenLogProbs(), ChosenTokenLogProbs(keep_allowed=True)
+        config, pipeline = recording_pipeline(self.generation_config(gen), list(processors), raw, sampled)
+        sequences = self.model.generate(input_ids=prompts.input_ids, attention_mask=prompts.attention_mask,
+                                        generation_config=config, logits_processor=LogitsProcessorList(pipeline))
+        actions = self._actions(sequences, prompts)
+        logp, raw_logp = sampled.finish(actions), raw.finish(actions)
+        action_mask = sampled.allowed_mask()
         valid = valid_actions(actions, self.eos_id)
         # Padding after EOS is usually outside the sampling set (top-k): its log-prob is -inf, and
         # -inf * 0 is NaN. Padded positions are no actions: unrestricted mask, log-prob 0.
-        action_mask[valid == 0] = True
+        if action_mask is not None:
+            action_mask[valid == 0] = True
+            if bool(action_mask.all()):
+                action_mask = None
         logp = torch.where(valid > 0, logp, torch.zeros_like(logp))
         raw_logp = torch.where(valid > 0, raw_logp, torch.zeros_like(raw_logp))
-        needs_mask = not bool(action_mask.all())
-        return Rollout(prompts, actions, valid, logp, raw_logp,
-                       action_mask if needs_mask else None, gen.temperature if gen.do_sample else 1.0)
+        return Rollout(prompts, actions, valid, logp, raw_logp, action_mask,
+                       gen.temperature if gen.do_sample else 1.0)
 
     def log_probs(self, model: Any, rollout: Rollout, hidden: bool = False):
         """(sampling-distribution log-probs of the taken actions, their full log-softmax, hidden states)."""
