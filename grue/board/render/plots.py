@@ -103,5 +103,6 @@ def curves_figure(train: pd.DataFrame, evals: pd.DataFrame, task: str) -> bytes 
             arrow = {True: " ↑", False: " ↓", None: ""}[direction(panel)]
             ax.set_title(f"val {panel}{arrow}")
         ax.grid(alpha=0.3)
-    axes[0][-1].legend(fontsize=7)
+    # beside the panels, not on them: long setting labels would cover the last panel's lines
+    axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     return _png(fig)
