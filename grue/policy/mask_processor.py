@@ -4,8 +4,8 @@ The masking model keeps its own KV cache, so each step costs one cached forward 
 like the policy itself. Under beam search (NLPO evaluated with the task's beam decoding) generate()
 reorders the beams at every step, which a cache cannot follow: the masking model then reads each
 beam's whole sequence again at every step. Tokens outside the masking model's top-p set get -inf in the policy's
-scores before sampling; generate() then records those scores, so the same mask is stored with the
-rollout and reused in the PPO loss. The two architectures differ only in how the masking model
+scores before sampling; the rollout's last recorder (grue.policy.step_records) sees those scores, so
+the same mask is stored with the rollout and reused in the PPO loss. The two architectures differ only in how the masking model
 takes the next token: a decoder-only model extends prompt + actions; an encoder-decoder encodes
 the prompt once and extends its decoder.
 """
