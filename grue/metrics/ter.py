@@ -58,7 +58,7 @@ class BeamEditDistance:
 
     def rows(self, hyp: Words, base: list[list[int]] | None = None, same_from: int = 0,
              at_most: float = math.inf) -> tuple[list[list[int]], int | None]:
-        """The cost rows of the matrix of ``hyp``, reusing cached prefix rows, and None.
+        """(the cost rows of the matrix of ``hyp``, reusing cached prefix rows; None).
 
         ``base`` may hold the full rows of a hypothesis of the same length that equals ``hyp`` from
         word ``same_from`` on (the hypothesis a shift candidate was made from). From there on the words

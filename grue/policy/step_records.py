@@ -5,7 +5,8 @@ min-length rule, temperature and top-k/top-p) and under the raw policy (for the 
 the set of tokens the sampling distribution allowed when that set is not the whole vocabulary.
 Asking generate() for `output_scores` and `output_logits` keeps two [B, V] tensors for every step,
 [B, T, V] each once stacked: ~150 MB apiece for 16 episodes of 48 tokens with SmolLM2's 49k
-vocabulary, plus their stacked copies, which is most of what a rollout holds above the models.
+vocabulary, plus their stacked copies, which is most of what sampling holds above the models
+(`python scripts/bench_rollout.py` measures the sampling call's peak RSS both ways).
 
 Instead two logits processors sit in generate()'s own pipeline: one first, where it sees the raw
 logits, and one last, where it sees the scores generate() samples from. Each keeps only the last

@@ -1,7 +1,6 @@
 """An encoder-decoder policy keeps the causal policy's promises: what sampling records equals what the
 update recomputes (NLPO mask included), critics read decoder states, prompts are encoded as configured."""
 import math
-from types import SimpleNamespace
 
 import pytest
 import torch
@@ -11,15 +10,12 @@ from grue.config.schema import RunConfig
 from grue.policy.load import build_value, frozen_copy, load_policy
 from grue.policy.seq2seq import Seq2SeqPolicy
 from grue.rl.nlpo_mask import top_p_mask
+from tests.policy.rollout_settings import rollout_settings
 
 PROMPTS = ["The film was", "A tedious, boring mess that wastes its cast.", "I highly recommend", "dogs"]
 
 
-def gen_cfg(**kw):
-    base = dict(do_sample=True, top_k=0, top_p=1.0, temperature=1.0, num_beams=1, length_penalty=1.0,
-                min_new_tokens=0, max_new_tokens=6)
-    base.update(kw)
-    return SimpleNamespace(**base)
+gen_cfg = rollout_settings
 
 
 def test_prompts_are_encoder_inputs_padded_left_and_truncated_right(tiny_seq2seq_policy):

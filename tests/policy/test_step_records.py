@@ -4,7 +4,7 @@ The reference below is how rollouts were recorded before: generate() returns eve
 scores and raw logits ([B, T, V] each), and the log-probs are read off them afterwards. The recorders
 must reproduce it token for token (same samples under the same seed) and value for value.
 """
-from types import SimpleNamespace
+from functools import partial
 
 import pytest
 import torch
@@ -13,15 +13,12 @@ from transformers import LogitsProcessorList
 from grue.policy.load import frozen_copy
 from grue.policy.masking import action_log_probs
 from grue.policy.step_records import ChosenTokenLogProbs, recording_pipeline
+from tests.policy.rollout_settings import rollout_settings
 
 PROMPTS = ["The film was", "A tedious, boring mess that wastes its cast.", "I highly recommend", "dogs run"]
 
 
-def gen_cfg(**kw):
-    base = dict(do_sample=True, top_k=0, top_p=1.0, temperature=1.0, num_beams=1, length_penalty=1.0,
-                min_new_tokens=0, max_new_tokens=7)
-    base.update(kw)
-    return SimpleNamespace(**base)
+gen_cfg = partial(rollout_settings, max_new_tokens=7)
 
 
 def generate_records(policy, prompts, gen, processors=()):

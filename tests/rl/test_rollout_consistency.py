@@ -6,15 +6,12 @@ import torch
 from grue.policy.load import frozen_copy
 from grue.policy.mask_processor import CausalMaskProcessor
 from grue.rl.nlpo_mask import top_p_mask
+from tests.policy.rollout_settings import rollout_settings
 
 PROMPTS = ["The film was", "A tedious, boring", "I highly recommend", "dogs run in the"]
 
 
-def gen_cfg(**kw):
-    base = dict(do_sample=True, top_k=0, top_p=1.0, temperature=1.0, num_beams=1, length_penalty=1.0,
-                min_new_tokens=0, max_new_tokens=6)
-    base.update(kw)
-    return SimpleNamespace(**base)
+gen_cfg = rollout_settings
 
 
 def test_recomputed_log_probs_equal_sampling_time_log_probs_with_top_k_and_min_length(tiny_causal_policy):
