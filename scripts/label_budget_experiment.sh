@@ -5,7 +5,9 @@
 # so the same command again resumes. Then scripts/label_budget_summary.py prints the table.
 #
 #   BUDGETS=250,1000,4000 SEEDS=0,1 scripts/label_budget_experiment.sh    # the study as the issue asks
-#   BUDGETS=100,400 SEEDS=0 EVAL_N=100 RL_STEPS=3072 scripts/label_budget_experiment.sh  # reduced (run here)
+#   BUDGETS=100,400,1000 BATCHED_BUDGET=400 SEEDS=0,1 JOBS=2 scripts/label_budget_experiment.sh offline batched summary
+#                                          # what ran on 2 cores (the zero-shot and direct cells came from
+#                                          # scripts/measure_imdb_mini.py, the same preset and seeds)
 #
 # Arguments pick arms (default: all, then the summary): zero_shot direct offline batched. Two shells
 # running different arms share the machine's cores between them.
@@ -15,6 +17,7 @@ BUDGETS=${BUDGETS:-250,1000,4000}
 SEEDS=${SEEDS:-0,1}
 BATCHED_BUDGET=${BATCHED_BUDGET:-${BUDGETS%%,*}}
 EVAL_N=${EVAL_N:-200}
+JOBS=${JOBS:-1}   # cells at once; the sweep splits the cores between them
 RL_STEPS=${RL_STEPS:-6144}   # the IMDB mini preset: 8 PPO iterations of 768 token steps
 OUT=${OUT:-runs/label_budget}
 COMMON=(task=imdb profile=mini "seed=$SEEDS" "output_dir=$OUT" "data.max_val=$EVAL_N" "data.max_test=$EVAL_N")
@@ -25,12 +28,12 @@ LEARNED=(reward=learned reward.labeler=sentiment reward.k=4 reward.backbone=pack
 
 for arm in $ARMS; do
   case $arm in
-    zero_shot) grue sweep "${COMMON[@]}" algo=zero_shot --no-export ;;
-    direct) grue sweep "${COMMON[@]}" algo=ppo "ppo.total_steps=$RL_STEPS" --no-export ;;  # RL on the oracle itself
+    zero_shot) grue sweep "${COMMON[@]}" algo=zero_shot --no-export -j "$JOBS" ;;
+    direct) grue sweep "${COMMON[@]}" algo=ppo "ppo.total_steps=$RL_STEPS" --no-export -j "$JOBS" ;;  # RL on the oracle itself
     offline) grue sweep "${COMMON[@]}" algo=ppo "ppo.total_steps=$RL_STEPS" "${LEARNED[@]}" reward.schedule=offline "reward.labels=$BUDGETS" \
-               --no-export ;;
+               --no-export -j "$JOBS" ;;
     batched) grue sweep "${COMMON[@]}" algo=ppo "ppo.total_steps=$RL_STEPS" "${LEARNED[@]}" reward.schedule=batched reward.rounds=2 \
-               "reward.labels=$BATCHED_BUDGET" --no-export ;;
+               "reward.labels=$BATCHED_BUDGET" --no-export -j "$JOBS" ;;
     summary) python scripts/label_budget_summary.py "$OUT" ;;
     *) echo "unknown arm $arm (zero_shot direct offline batched summary)" >&2; exit 2 ;;
   esac

@@ -31,6 +31,7 @@ from functools import lru_cache
 from typing import Any, Sequence
 
 from grue.metrics.base import MetricContext, MetricInputs, MetricValue
+from grue.metrics.lcs import lcs_length
 from grue.metrics.references import require_references
 from grue.metrics.registry import register
 
@@ -55,16 +56,6 @@ def parse_table(pairs: Sequence[Sequence[str]]) -> Table:
 
 def _ngrams(seq: Sequence[str], n: int) -> Counter[tuple[str, ...]]:
     return Counter(tuple(seq[i : i + n]) for i in range(len(seq) - n + 1))
-
-
-def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
-    prev = [0] * (len(b) + 1)
-    for x in a:
-        cur = [0]
-        for j, y in enumerate(b):
-            cur.append(prev[j] + 1 if x == y else max(prev[j + 1], cur[j]))
-        prev = cur
-    return prev[-1]
 
 
 def table_recall(table: Table, text: Sequence[str]) -> float | None:

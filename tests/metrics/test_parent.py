@@ -4,7 +4,8 @@ import math
 import pytest
 
 from grue.metrics.base import MetricContext, MetricInputs
-from grue.metrics.parent import Parent, lcs_length, parse_table, tokens
+from grue.metrics.lcs import lcs_length
+from grue.metrics.parent import Parent, parse_table, tokens
 from grue.metrics.registry import build_scorers
 
 S = 1e-5  # the smoothing constant

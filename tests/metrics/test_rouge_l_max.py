@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from grue.metrics.base import MetricContext, MetricInputs
-from grue.metrics.lcs import lcs_length, lcs_positions
+from grue.metrics.lcs import lcs_length, lcs_positions, match_masks
 from grue.metrics.registry import build_scorers
 
 
@@ -41,6 +41,26 @@ def test_unknown_variant_is_a_clear_error():
         rouge_l_max(["a"], [["a"]], rougeL_max_variant="perl")
 
 
+def table_lcs_positions(a, b):
+    """The textbook O(m n) table and its walk back (py-rouge's tie-break: drop a's token when that keeps
+    the length), the oracle for the bit-vector walk."""
+    m, n = len(a), len(b)
+    table = [[0] * (n + 1) for _ in range(m + 1)]
+    for i in range(1, m + 1):
+        for j in range(1, n + 1):
+            table[i][j] = table[i - 1][j - 1] + 1 if a[i - 1] == b[j - 1] else max(table[i - 1][j], table[i][j - 1])
+    positions, i, j = [], m, n
+    while i and j:
+        if a[i - 1] == b[j - 1]:
+            positions.append(i - 1)
+            i, j = i - 1, j - 1
+        elif table[i - 1][j] >= table[i][j - 1]:
+            i -= 1
+        else:
+            j -= 1
+    return positions[::-1]
+
+
 def test_bit_parallel_lcs_matches_the_table():
     import random
 
@@ -49,7 +69,11 @@ def test_bit_parallel_lcs_matches_the_table():
         a = [rng.choice("abcd") for _ in range(rng.randint(0, 70))]  # > 64 tokens: more than one machine word
         b = [rng.choice("abcde") for _ in range(rng.randint(0, 70))]
         positions = lcs_positions(a, b)
+        # the same alignment as the table's walk, not only one of the same length: the union of
+        # alignments in summary-level ROUGE-L depends on which one is taken
+        assert positions == table_lcs_positions(a, b)
         assert lcs_length(a, b) == len(positions)
+        assert lcs_positions(a, b, match_masks(a)) == positions
         # the positions are increasing and spell a subsequence of b
         subsequence, it = [a[i] for i in positions], iter(b)
         assert positions == sorted(set(positions)) and all(token in it for token in subsequence)
