@@ -26,10 +26,20 @@ class PPOLosses:
     clip_fraction: torch.Tensor
 
 
-def ppo_loss(new_logp: torch.Tensor, old_logp: torch.Tensor, advantages: torch.Tensor, values: torch.Tensor,
-             returns: torch.Tensor, entropy: torch.Tensor, mask: torch.Tensor, clip_range: float,
-             vf_coef: float, ent_coef: float, normalise_advantages: bool = True) -> PPOLosses:
-    """loss = -min(r A, clip(r, 1-eps, 1+eps) A) + vf_coef (V - R)^2 - ent_coef H (SB3's form, no value clipping)."""
+@dataclass
+class PolicyTerms:
+    """The policy's part of the objective: its loss (-surrogate - ent_coef H) and what is logged."""
+    loss: torch.Tensor
+    policy: torch.Tensor
+    entropy: torch.Tensor
+    approx_kl: torch.Tensor
+    clip_fraction: torch.Tensor
+
+
+def policy_terms(new_logp: torch.Tensor, old_logp: torch.Tensor, advantages: torch.Tensor, entropy: torch.Tensor,
+                 mask: torch.Tensor, clip_range: float, ent_coef: float,
+                 normalise_advantages: bool = True) -> PolicyTerms:
+    """-min(r A, clip(r, 1-eps, 1+eps) A) - ent_coef H, token means over the mask."""
     mask = mask.to(new_logp.dtype)
     if normalise_advantages:
         advantages = normalise(advantages, mask)
@@ -37,10 +47,27 @@ def ppo_loss(new_logp: torch.Tensor, old_logp: torch.Tensor, advantages: torch.T
     ratio = torch.exp(log_ratio)
     surrogate = torch.min(ratio * advantages, torch.clamp(ratio, 1 - clip_range, 1 + clip_range) * advantages)
     policy_loss = -masked_mean(surrogate, mask)
-    value_loss = masked_mean((values - returns) ** 2, mask)
     entropy_mean = masked_mean(entropy, mask)
-    total = policy_loss + vf_coef * value_loss - ent_coef * entropy_mean
     with torch.no_grad():
         approx_kl = masked_mean((ratio - 1) - log_ratio, mask)
         clip_fraction = masked_mean(((ratio - 1).abs() > clip_range).to(mask.dtype), mask)
-    return PPOLosses(total, policy_loss, value_loss, entropy_mean, approx_kl, clip_fraction)
+    return PolicyTerms(policy_loss - ent_coef * entropy_mean, policy_loss, entropy_mean, approx_kl, clip_fraction)
+
+
+def value_term(values: torch.Tensor, returns: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """(V - R)^2, token mean over the mask (no value clipping)."""
+    return masked_mean((values - returns) ** 2, mask.to(values.dtype))
+
+
+def combined(policy: PolicyTerms, value_loss: torch.Tensor, vf_coef: float, ent_coef: float) -> PPOLosses:
+    """The whole objective from its parts, summed in the order ppo_loss always used."""
+    total = policy.policy + vf_coef * value_loss - ent_coef * policy.entropy
+    return PPOLosses(total, policy.policy, value_loss, policy.entropy, policy.approx_kl, policy.clip_fraction)
+
+
+def ppo_loss(new_logp: torch.Tensor, old_logp: torch.Tensor, advantages: torch.Tensor, values: torch.Tensor,
+             returns: torch.Tensor, entropy: torch.Tensor, mask: torch.Tensor, clip_range: float,
+             vf_coef: float, ent_coef: float, normalise_advantages: bool = True) -> PPOLosses:
+    """loss = -min(r A, clip(r, 1-eps, 1+eps) A) + vf_coef (V - R)^2 - ent_coef H (SB3's form, no value clipping)."""
+    policy = policy_terms(new_logp, old_logp, advantages, entropy, mask, clip_range, ent_coef, normalise_advantages)
+    return combined(policy, value_term(values, returns, mask), vf_coef, ent_coef)

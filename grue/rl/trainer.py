@@ -12,13 +12,14 @@ from pathlib import Path
 from typing import Any, Optional, Sequence
 
 import torch
+from accelerate.utils import DistributedType
 
 from grue.run.checkpoint import SHARDS, check_checkpoint_layout
 from grue.data.sample import Sample
 from grue.policy.load import frozen_copy
 from grue.policy.masking import entropy
 from grue.rl.kl import AdaptiveKLController
-from grue.rl.ppo_loss import masked_mean, ppo_loss
+from grue.rl.ppo_loss import PPOLosses, combined, masked_mean, policy_terms, value_term
 from grue.rl.minibatch import MINIBATCHES, minibatch_count
 from grue.rl.rollout import Experience, collect, concat_experiences, next_episode_count
 from grue.runtime.distributed import average_gradients, global_sum, world_of
@@ -166,6 +167,47 @@ class RLTrainer:
         std = max(squares / max(count, 1.0) - mean ** 2, 0.0) ** 0.5
         return (advantages - mean) / (std + 1e-8) * valid
 
+    def _backward(self, loss: torch.Tensor, share: Optional[float]) -> None:
+        self.accelerator.backward(loss * share if share is not None else loss)
+
+    def _policy_backward_first(self) -> bool:
+        """Whether the policy's terms can be back-propagated before the critic's forward (see below)."""
+        return (not getattr(self.value, "shared", False) and self.sharding is None
+                and self.accelerator.distributed_type != DistributedType.DEEPSPEED)
+
+    def _backward_minibatch(self, mb: Experience, selected: torch.Tensor, share: Optional[float]) -> PPOLosses:
+        """Forward passes, the PPO loss and its gradients for one minibatch.
+
+        A separate critic's graph shares nothing with the policy's, so the policy's terms are
+        back-propagated before the critic's forward runs: the policy's activations (and its [B, T, V]
+        log-probabilities) are freed before the critic's are made, which lowers the update's peak
+        memory. Every parameter gets its gradient from one graph only, through the same operations as
+        from the summed loss, so the gradients are the same bit for bit (tests/rl/test_split_backward.py).
+        Sharded models and engines that step inside backward get the summed loss in one backward."""
+        cfg = self.cfg.ppo
+        shared = getattr(self.value, "shared", False)
+        new_logp, logp_all, states = self.policy.log_probs(self.policy.model, mb.rollout, hidden=shared)
+        # With no entropy bonus the entropy is only logged: computing it without gradients
+        # saves a [B, T, V] graph and its backward, and leaves the loss and its gradients as they are.
+        with torch.no_grad() if cfg.ent_coef == 0 else nullcontext():
+            token_entropy = entropy(logp_all)
+        policy = policy_terms(new_logp, mb.rollout.logp, mb.advantages, token_entropy, selected, cfg.clip_range,
+                              cfg.ent_coef, normalise_advantages=cfg.normalise_advantages == "minibatch")
+        if self._policy_backward_first():
+            _check_finite(self.iteration + 1, PPO_loss=policy.loss.item())
+            self._backward(policy.loss, share)
+            del new_logp, logp_all, states, token_entropy
+            value_loss = value_term(self.value.values(self.policy, mb.rollout), mb.returns, selected)
+            losses = combined(policy, value_loss, cfg.vf_coef, cfg.ent_coef)
+            _check_finite(self.iteration + 1, PPO_loss=losses.total.item())
+            self._backward(cfg.vf_coef * value_loss, share)
+        else:
+            values = self.value.values(self.policy, mb.rollout, states)
+            losses = combined(policy, value_term(values, mb.returns, selected), cfg.vf_coef, cfg.ent_coef)
+            _check_finite(self.iteration + 1, PPO_loss=losses.total.item())
+            self._backward(losses.total, share)
+        return losses
+
     def update(self, exp: Experience) -> dict[str, float]:
         """`ppo.epochs` passes over the rollout's transitions in random minibatches of at most
         `ppo.batch_size` transitions (grue.rl.minibatch). The number of optimizer steps and the global
@@ -185,20 +227,10 @@ class RLTrainer:
             global_sizes = global_sum([b.size for b in batches], self.world)
             for j, batch in enumerate(batches):
                 mb = exp.episodes(batch.rows, batch.length)
-                new_logp, logp_all, states = self.policy.log_probs(self.policy.model, mb.rollout, hidden=shared)
-                values = self.value.values(self.policy, mb.rollout, states)
-                # With no entropy bonus the entropy is only logged: computing it without gradients
-                # saves a [B, T, V] graph and its backward, and leaves the loss and its gradients as they are.
-                with torch.no_grad() if cfg.ent_coef == 0 else nullcontext():
-                    token_entropy = entropy(logp_all)
-                losses = ppo_loss(new_logp, mb.rollout.logp, mb.advantages, values, mb.returns, token_entropy,
-                                  batch.selected, cfg.clip_range, cfg.vf_coef, cfg.ent_coef,
-                                  normalise_advantages=cfg.normalise_advantages == "minibatch")
-                _check_finite(self.iteration + 1, PPO_loss=losses.total.item())
                 # this rank's token mean, weighted by its share of the global minibatch: after the
                 # gradients are averaged over ranks they are those of the global minibatch's token mean
-                share = batch.size * self.world / max(global_sizes[j], 1)
-                self.accelerator.backward(losses.total * share if self.world > 1 else losses.total)
+                share = batch.size * self.world / max(global_sizes[j], 1) if self.world > 1 else None
+                losses = self._backward_minibatch(mb, batch.selected, share)
                 average_gradients(params, self.world)  # sharded parameters were averaged by their backward
                 grad_norm = (self.sharding.clip_grad_norm_(params, cfg.max_grad_norm) if self.sharding is not None
                              else self.accelerator.clip_grad_norm_(params, cfg.max_grad_norm))
