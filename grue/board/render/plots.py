@@ -106,3 +106,36 @@ def curves_figure(train: pd.DataFrame, evals: pd.DataFrame, task: str) -> bytes 
     # beside the panels, not on them: long setting labels would cover the last panel's lines
     axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     return _png(fig)
+
+
+def budget_figure(points: pd.DataFrame, levels: pd.DataFrame, metric: str, split: str) -> bytes | None:
+    """The label-budget curve: (a) the oracle metric of RL on a learned reward against the comparisons
+    it used, one line per label schedule, beside the levels of zero-shot and RL on the oracle itself;
+    (b) the reward model's held-out accuracy against the same budgets. Mean ± 1 std over seeds."""
+    if points.empty:
+        return None
+    fig, axes = plt.subplots(1, 2, figsize=(9.6, 3.4))
+    oracle_ax, accuracy_ax = axes
+    for i, ((algo, schedule), line) in enumerate(points.groupby(["algo", "schedule"], sort=True)):
+        line = line.sort_values("labels")
+        label = f"{algo_label(algo)} on learned reward ({schedule})"
+        style = dict(color=COLOURS.get(algo, "#333333"), ls=LINE_STYLES[i % len(LINE_STYLES)], marker="o", ms=4, capsize=3)
+        oracle_ax.errorbar(line["labels"], line["mean"], yerr=line["std"].fillna(0), label=label, **style)
+        accuracy_ax.plot(line["labels"], line["rm_accuracy"], label=label, color=style["color"], ls=style["ls"],
+                         marker="o", ms=4)
+    for _, level in levels.iterrows():
+        name = algo_label(level["algo"]) + (" on the oracle" if level["reward"] else "")
+        name += f" ({level['setting_label']})" if level["setting_label"] else ""
+        oracle_ax.axhline(level["mean"], color=COLOURS.get(level["algo"], "#333333"), ls="--", lw=1,
+                          label=f"{name}, {int(level['n'])} seed(s)")
+    for ax in axes:
+        ax.set_xscale("log")
+        ax.set_xticks(sorted(set(points["labels"])), [str(v) for v in sorted(set(points["labels"]))])
+        ax.minorticks_off()
+        ax.set_xlabel("comparisons labelled")
+        ax.grid(alpha=0.3)
+    arrow = {True: " ↑", False: " ↓", None: ""}[direction(metric)]
+    oracle_ax.set_title(f"{split} {metric}{arrow} (the oracle)")
+    accuracy_ax.set_title("reward model held-out accuracy")
+    oracle_ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(2.25, 1.0), frameon=False)
+    return _png(fig)

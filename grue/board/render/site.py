@@ -2,7 +2,7 @@
 
 index.html: the overall boards (ours and the paper's, scored alike), Figure 2 bars, the Table 2
 answers, the selection report and every skipped run. task-<name>.html: every metric on every split
-beside the paper's rows, learning curves, checkpoint choice, pairwise tests, questions and sample
+beside the paper's rows, learning curves, the label-budget curve of learned rewards, checkpoint choice, pairwise tests, questions and sample
 generations side by side. Only relative links, one local stylesheet and one local script.
 """
 from __future__ import annotations
@@ -16,7 +16,8 @@ from grue.board.curves import checkpoint_report, eval_frame, train_frame
 from grue.board.render.files import write_bytes, write_text
 from grue.board.render.html_assets import CSS, JS
 from grue.board.render.html import SCRIPT, STYLESHEET, esc, page, table_html
-from grue.board.render.plots import curves_figure, figure2
+from grue.board.label_budget import budget_points, oracle_metric, reference_levels
+from grue.board.render.plots import budget_figure, curves_figure, figure2
 from grue.board.samples import side_by_side
 from grue.board.table import Cell, Column, Row, Table
 from grue.board.task_tables import algo_label, splits_of, task_table
@@ -152,10 +153,33 @@ def _curves_html(board: Board, task: str, out: Path) -> str:
     return "\n".join(parts) or '<p class="note">No training logs found for this task.</p>'
 
 
+def _budget_html(board: Board, task: str, out: Path) -> str:
+    """The label-budget curve, when the task has runs on learned rewards (grue.board.label_budget)."""
+    split = board.options.split
+    points = budget_points(board.found.runs, task, split)
+    if points.empty:
+        return ""
+    levels = reference_levels(board.found.runs, task, split, sorted(set(points["profile"])))
+    parts = ["<h2>Label budget</h2>", '<p class="note">RL against reward models learned from comparisons: the '
+             "oracle metric against the comparisons labelled, beside zero-shot and RL on the oracle itself "
+             "(dashed). Mean ± 1 std over seeds.</p>"]
+    for profile in sorted(set(points["profile"])):
+        png = budget_figure(points[points["profile"] == profile], levels[levels["profile"] == profile],
+                            oracle_metric(task), split)
+        if png is None:
+            continue
+        name = f"budget-{task}-{profile}.png"
+        write_bytes(out / name, png)
+        parts.append(f'<h3>Profile {esc(profile)}</h3><img class="plot" src="{name}" '
+                     f'alt="label budget curve for {esc(task)}: {esc(split)} {esc(oracle_metric(task))} against comparisons">')
+    return "\n".join(parts)
+
+
 def _task_page(board: Board, task: str, out: Path, sample_limit: int) -> str:
     content = [f"<h2>Metrics</h2>{_split_sources(board, task)}"]
     content += [table_html(task_table(board.agg, task, split, board.options.with_paper)) for split in splits_of(board.agg, task)]
     content += ["<h2>Learning curves</h2>", _curves_html(board, task, out)]
+    content += [_budget_html(board, task, out)]
     tests = board.tests[board.tests["task"] == task]
     if not tests.empty:
         content += ["<h2>Statistics</h2>", table_html(tests_table(tests), "h3")]

@@ -1,0 +1,81 @@
+"""The label-budget curve of learned rewards (Ziegler et al. 2019's mock-labeler study, docs/learned_rewards.md).
+
+Runs trained against a reward model learned from comparisons (`reward=learned`, results.json's
+`reward_learning`) give one point each: the task's first metric on the board's split, the oracle the
+mock labeler stood in for, against the comparisons the run used. Points are averaged over seeds per
+(profile, algorithm, label schedule, labels). The levels the curve is read against are the runs
+without a learned reward on the same task and profile: zero-shot, and RL directly on the oracle.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import pandas as pd
+
+from grue.board.collect import Run
+from grue.board.metric_info import TASK_METRICS
+
+POINT_COLUMNS = ["profile", "algo", "schedule", "labels", "n", "mean", "std", "rm_accuracy"]
+LEVEL_COLUMNS = ["profile", "algo", "reward", "setting_label", "n", "mean", "std"]
+
+
+def oracle_metric(task: str) -> str | None:
+    """The metric the curve plots: the task's first task metric (IMDB: sentiment)."""
+    metrics = TASK_METRICS.get(task, ())
+    return metrics[0] if metrics else None
+
+
+def _value(run: Run, split: str, metric: str) -> float:
+    value = run.doc.get("metrics", {}).get(split, {}).get(metric)
+    return float(value) if isinstance(value, (int, float)) and math.isfinite(value) else math.nan
+
+
+def _learning(run: Run) -> dict[str, Any] | None:
+    learning = run.doc.get("reward_learning")
+    return learning if isinstance(learning, dict) and learning.get("labels_used") else None
+
+
+def _spread(values: pd.Series) -> tuple[int, float, float]:
+    values = values.dropna()
+    return len(values), float(values.mean()) if len(values) else math.nan, float(values.std()) if len(values) > 1 else math.nan
+
+
+def budget_points(runs: Sequence[Run], task: str, split: str) -> pd.DataFrame:
+    """One row per (profile, algo, schedule, labels): oracle metric mean/std over seeds and the reward
+    model's held-out accuracy (last round), mean over seeds."""
+    metric = oracle_metric(task)
+    rows = []
+    for run in runs:
+        learning = _learning(run)
+        if run.task != task or learning is None or metric is None:
+            continue
+        rounds = learning.get("rounds") or [{}]
+        schedule = (run.doc.get("config", {}).get("reward", {}) or {}).get("schedule") or "offline"
+        rows.append({"profile": run.profile, "algo": run.algo, "schedule": schedule,
+                     "labels": int(learning["labels_used"]), "value": _value(run, split, metric),
+                     "rm_accuracy": rounds[-1].get("heldout_accuracy", math.nan)})
+    if not rows:
+        return pd.DataFrame(columns=POINT_COLUMNS)
+    frame = pd.DataFrame(rows)
+    out = []
+    for key, group in frame.groupby(["profile", "algo", "schedule", "labels"], sort=True):
+        n, mean, std = _spread(group["value"])
+        out.append({**dict(zip(["profile", "algo", "schedule", "labels"], key)), "n": n, "mean": mean, "std": std,
+                    "rm_accuracy": float(pd.Series(group["rm_accuracy"], dtype=float).mean())})
+    return pd.DataFrame(out, columns=POINT_COLUMNS)
+
+
+def reference_levels(runs: Sequence[Run], task: str, split: str, profiles: Sequence[str]) -> pd.DataFrame:
+    """The same metric for the task's runs without a learned reward in `profiles`, per board row."""
+    metric = oracle_metric(task)
+    rows = [{"profile": r.profile, "algo": r.algo, "reward": r.reward, "setting_label": r.setting_label,
+             "value": _value(r, split, metric)}
+            for r in runs if r.task == task and r.profile in profiles and _learning(r) is None and r.reward != "learned"]
+    if not rows or metric is None:
+        return pd.DataFrame(columns=LEVEL_COLUMNS)
+    out = []
+    for key, group in pd.DataFrame(rows).groupby(["profile", "algo", "reward", "setting_label"], sort=True):
+        n, mean, std = _spread(group["value"])
+        out.append({**dict(zip(["profile", "algo", "reward", "setting_label"], key)), "n": n, "mean": mean, "std": std})
+    return pd.DataFrame(out, columns=LEVEL_COLUMNS)
