@@ -18,7 +18,20 @@ REPO = HERE.parents[1]
 
 
 def env():
-    return {**os.environ, "TOKENIZERS_PARALLELISM": "false", "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"}
+    # PYTHONFAULTHANDLER: a rank killed by a signal (a C++ abort in a collective, say) still prints
+    # every thread's Python stack, so a failure says where it happened
+    return {**os.environ, "TOKENIZERS_PARALLELISM": "false", "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1",
+            "PYTHONFAULTHANDLER": "1"}
+
+
+def ranks_output(stderr: str, limit: int = 6000) -> str:
+    """What the ranks printed up to the failure, then torchrun's summary (which rank died of what),
+    without torchrun's own traceback between them, which only says that a child failed."""
+    launcher = stderr.rfind("Traceback (most recent call last):")
+    if launcher < 0 or "torch/distributed/run.py" not in stderr[launcher:]:
+        return stderr[-limit:]
+    summary = stderr.find("Failures:", launcher)
+    return stderr[:launcher][-limit:] + "\n[torchrun] " + (stderr[summary:] if summary > 0 else "")
 
 
 def torchrun_two(script: str, spec: dict, tmp_path: Path) -> None:
@@ -27,8 +40,7 @@ def torchrun_two(script: str, spec: dict, tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
                            str(HERE / script), str(tmp_path / "spec.json")], cwd=REPO, env=env(),
                           capture_output=True, text=True, timeout=600)
-    first_error = max(0, proc.stderr.find("Traceback"))  # the failing rank's own traceback, not torchrun's
-    assert proc.returncode == 0, proc.stderr[first_error:first_error + 4000]
+    assert proc.returncode == 0, ranks_output(proc.stderr)
 
 
 def test_two_process_evaluation_of_the_same_generations_gives_exactly_the_one_process_metrics(tiny_imdb_args,
