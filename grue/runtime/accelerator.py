@@ -8,5 +8,9 @@ from pathlib import Path
 def make_accelerator(device: str, project_dir: Path):
     from accelerate import Accelerator
 
+    from grue.runtime.distributed import destroy_group_at_exit
+
     trackers = "tensorboard" if importlib.util.find_spec("tensorboard") else None
-    return Accelerator(cpu=device == "cpu", log_with=trackers, project_dir=str(project_dir))
+    accelerator = Accelerator(cpu=device == "cpu", log_with=trackers, project_dir=str(project_dir))
+    destroy_group_at_exit()  # the group accelerate created for a launched rank
+    return accelerator

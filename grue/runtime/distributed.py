@@ -45,6 +45,31 @@ def die_with_launcher() -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
+_EXIT_HANDLER = {"registered": False}
+
+
+def destroy_group_at_exit() -> None:
+    """Destroy the default process group when the interpreter exits, while it is still whole.
+
+    A rank that ends with its gloo group alive can abort (SIGABRT) in interpreter finalisation: gloo's
+    worker threads still hold finished work objects whose tensors reference Python objects, and
+    freeing them then needs a GIL that is being torn down. It is a race, so it strikes now and then
+    (a two-process test run in CI died this way after its work was done). atexit handlers run before
+    finalisation; registered once per process, after the group exists, and a no-op if the group was
+    already destroyed. Not done at the end of a run, because one process may execute several runs.
+    """
+    if _EXIT_HANDLER["registered"] or not (torch.distributed.is_available() and torch.distributed.is_initialized()):
+        return
+    import atexit
+
+    def destroy() -> None:
+        if torch.distributed.is_initialized():
+            torch.distributed.destroy_process_group()
+
+    atexit.register(destroy)
+    _EXIT_HANDLER["registered"] = True
+
+
 def world_of(accelerator: Any) -> tuple[int, int]:
     """(rank, number of processes); (0, 1) for a plain process or a stand-in accelerator."""
     return int(getattr(accelerator, "process_index", 0)), int(getattr(accelerator, "num_processes", 1))
