@@ -2,6 +2,8 @@
 
     grue sweep task=imdb,commongen algo=ppo,nlpo seed=0,1,2 reward=meteor,rouge1 profile=mini
     grue sweep task=all algo=all seed=0,1,2,3,4 --dry-run
+    grue sweep task=imdb profile=mini seed=0,1 --grid algo=zero_shot --grid "algo=ppo reward=learned reward.labels=100,400"
+                                       a union of grids: the arguments above, with each --grid in turn
     grue sweep ... --jobs 4 --devices 0,1,2,3          local, four cells at a time, one GPU each
     grue sweep ... --launcher slurm --slurm-partition gpu --gpus-per-node 1 --timeout-min 720
 """
@@ -19,6 +21,8 @@ LAUNCHERS = ("local", "slurm", "submitit-local")
 
 def sweep(
     args: Optional[list[str]] = typer.Argument(None, help="key=value or key=a,b,c (task=all and algo=all too)"),
+    grids: Optional[list[str]] = typer.Option(None, "--grid", help="One grid of a union: space-separated key=value "
+                                              "arguments added to the others; repeat for each grid."),
     dry_run: bool = typer.Option(False, "--dry-run", help="List the cells and what is already done; run nothing."),
     retry_failed: bool = typer.Option(False, "--retry-failed", help="Run failed cells again."),
     jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Cells at once (local), or SLURM array parallelism."),
@@ -41,7 +45,7 @@ def sweep(
     if launcher not in LAUNCHERS:
         fail(f"unknown launcher {launcher!r}; one of {', '.join(LAUNCHERS)}")
     try:
-        grid = plan(args or [])
+        grid = plan(args or [], grids or ())
     except (SweepError, ValueError) as err:
         fail(str(err))
     for line in describe(grid, retry_failed):

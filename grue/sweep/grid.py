@@ -2,7 +2,9 @@
 
     grue sweep task=imdb,commongen algo=ppo,nlpo seed=0,1,2 reward=meteor,rouge1
 
-Any key may hold a comma list; `task=all` and `algo=all` name every task and algorithm. Commas inside
+Any key may hold a comma list; `task=all` and `algo=all` name every task and algorithm. A study whose
+arms set different keys (zero-shot beside PPO on several rewards) is a union of grids: the common
+arguments, each combined with one `--grid` of its own (grue.sweep.grid.expand_union). Commas inside
 brackets (`eval.metrics=[meteor,rouge1]`) are a list value, not a sweep. A reward only matters to the
 RL algorithms, so a Zero-shot or Supervised cell drops it and the cells that only differed by it
 collapse into one (the same run would otherwise be trained twice and counted twice).
@@ -10,6 +12,7 @@ collapse into one (the same run would otherwise be trained twice and counted twi
 from __future__ import annotations
 
 import itertools
+import shlex
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -99,4 +102,25 @@ def expand(args: Sequence[str]) -> list[Cell]:
             raise SweepError(f"cell {' '.join(cell_args)}: {err}") from None
         digest = config_hash(cfg)
         cells.setdefault(digest, Cell(tuple(cell_args), cfg, digest))
+    return list(cells.values())
+
+
+def expand_union(common: Sequence[str], grids: Sequence[str]) -> list[Cell]:
+    """The cells of every grid, each grid being `common` plus one space-separated argument string, in
+    the order given, without duplicate configs. A key set both in `common` and in a grid is refused
+    (which one should win is not obvious to a reader of the command)."""
+    if not grids:
+        return expand(common)
+    common_keys = {key.lstrip("+") for key, _ in axes(common)}
+    cells: dict[str, Cell] = {}
+    for grid in grids:
+        args = shlex.split(grid)
+        if not args:
+            raise SweepError("--grid '' has no arguments")
+        twice = sorted(common_keys & {key.lstrip("+") for key, _ in axes(args)})
+        if twice:
+            raise SweepError(f"--grid '{grid}' sets {', '.join(twice)}, which the arguments for every grid set too; "
+                             "set it in one place")
+        for cell in expand([*common, *args]):
+            cells.setdefault(cell.hash, cell)
     return list(cells.values())

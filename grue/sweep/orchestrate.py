@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from grue.sweep.grid import Cell, expand
+from grue.sweep.grid import Cell, expand_union
 from grue.sweep.state import COMPLETE, FAILED, INTERRUPTED, RUNNING, CellState, SweepBooks
 
 EXIT_INTERRUPTED = (130, -2, -9, -15, 137, 143)  # Ctrl-C, SIGKILL, SIGTERM (preemption): resumable, not failed
@@ -29,13 +29,14 @@ class SweepPlan:
         return [c for c in self.cells if self.states[c.hash].status not in skip]
 
 
-def plan(args: Sequence[str]) -> SweepPlan:
-    cells = expand(args)
+def plan(args: Sequence[str], grids: Sequence[str] = ()) -> SweepPlan:
+    cells = expand_union(args, grids)
     if not cells:
         raise ValueError("the sweep has no cells")
     books = SweepBooks(Path(cells[0].cfg.output_dir), cells)
     records = books.last_records()
-    return SweepPlan(list(args), cells, books, {c.hash: books.state(c, records) for c in cells})
+    written = [*args, *(f"--grid={grid}" for grid in grids)]  # the sweep's manifest records the whole command
+    return SweepPlan(written, cells, books, {c.hash: books.state(c, records) for c in cells})
 
 
 def describe(sweep: SweepPlan, retry_failed: bool = False) -> list[str]:

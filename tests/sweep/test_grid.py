@@ -2,7 +2,7 @@
 import pytest
 
 from grue.config import config_hash, load_config
-from grue.sweep.grid import SweepError, expand, split_values
+from grue.sweep.grid import SweepError, expand, expand_union, split_values
 from grue.sweep.state import sweep_hash
 from tasks import task_names
 
@@ -40,3 +40,17 @@ def test_the_sweep_identity_does_not_depend_on_argument_order():
     a = expand(["algo=ppo,nlpo", "seed=0,1", "profile=mini"])
     b = expand(["seed=1,0", "algo=nlpo,ppo", "profile=mini"])
     assert sweep_hash(a) == sweep_hash(b)
+
+
+def test_a_union_of_grids_adds_each_grid_to_the_common_arguments_once():
+    common = ["task=imdb", "profile=mini", "seed=0,1"]
+    cells = expand_union(common, ["algo=zero_shot", "algo=ppo reward=sentiment,meteor", "algo=ppo reward=meteor"])
+    arms = [(c.cfg.algo, c.cfg.reward.name if c.cfg.algo == "ppo" else None, c.cfg.seed) for c in cells]
+    assert arms == [("zero_shot", None, 0), ("zero_shot", None, 1), ("ppo", "sentiment", 0), ("ppo", "meteor", 0),
+                    ("ppo", "sentiment", 1), ("ppo", "meteor", 1)]  # the third grid's cells were there already
+    assert [c.hash for c in cells[2:]] == [c.hash for c in expand([*common, "algo=ppo", "reward=sentiment,meteor"])]
+    assert expand_union(common + ["algo=ppo"], []) == expand(common + ["algo=ppo"])
+    with pytest.raises(SweepError, match="--grid 'seed=2 algo=ppo' sets seed, which the arguments for every grid"):
+        expand_union(common, ["seed=2 algo=ppo"])
+    with pytest.raises(SweepError, match="--grid '' has no arguments"):
+        expand_union(common, [""])

@@ -35,6 +35,18 @@ def test_a_sweep_runs_its_cells_reports_a_nan_failure_and_exports_its_board(tiny
     assert open(failed_log).read().count("=== ") == 2                # both attempts in the cell's log
 
 
+def test_a_sweep_of_several_grids_lists_their_cells_and_finds_cells_another_sweep_ran(tiny_imdb_args, tmp_path):
+    runs = tmp_path / "runs"
+    base = [*base_args(tiny_imdb_args, runs), "seed=0"]
+    assert sweep(*base, "algo=zero_shot", "--no-export").exit_code == 0
+    union = sweep(*base, "--grid", "algo=zero_shot", "--grid", "algo=ppo ppo.learning_rate=1e-5,2e-5", "--dry-run")
+    assert union.exit_code == 0, union.output
+    assert "imdb zero_shot seed=0 (mini)" in union.output and "complete (skipped)" in union.output
+    assert "3 cells: 1 complete, 2 to run, 0 failed" in union.output
+    refused = sweep(*base, "--grid", "seed=1", "--dry-run")
+    assert refused.exit_code == 2 and "sets seed" in refused.output
+
+
 def test_parallel_cells_split_the_cores_and_submitit_runs_cells_as_jobs(tiny_imdb_args, tmp_path):
     runs = tmp_path / "runs"
     args = [*base_args(tiny_imdb_args, runs), "algo=zero_shot"]
