@@ -45,6 +45,8 @@ class Cell:
     @property
     def label(self) -> str:
         reward = f" reward={self.cfg.reward.name}" if self.cfg.algo in RL_ALGOS else ""
+        if reward and self.cfg.reward.name == "learned":  # the cells of a label-budget study differ here
+            reward += f" ({self.cfg.reward.schedule}, {self.cfg.reward.labels} labels)"
         return f"{self.cfg.task} {self.cfg.algo} seed={self.cfg.seed}{reward} ({self.cfg.profile})"
 
 
