@@ -14,6 +14,10 @@ and ends with the side's result line for scripts/bench_vs_trl.py; without it the
 `--batch-size 768` (the whole rollout in one minibatch) costs one forward and backward pass over the
 episodes per epoch, what cutting minibatches out of whole episodes cost before transitions were drawn
 from the whole rollout; its update time against the default's is the price of mixing episodes.
+`--profile` runs the last measured iteration under torch.profiler and prints its top operators by own
+CPU time and the share of that time spent in matrix products (forward and backward) and attention:
+what bounds an iteration, and so what any speed-up has to remove.
+
 `--minibatch episodes` (ppo.minibatch=episodes) cuts the 2 minibatches out of whole episodes, 8 each:
 TRL's setting, which `make bench` compares against.
 """
@@ -46,6 +50,21 @@ class LengthReward:
         return [len(g) / 200 for g in generations]
 
 
+# Operators whose own time is dense linear algebra: the matrix products of every Linear layer (forward and,
+# through MmBackward, backward) and the fused attention kernel.
+MATRIX_OPS = ("aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::_scaled_dot_product_flash_attention_for_cpu",
+              "aten::_scaled_dot_product_flash_attention_for_cpu_backward")
+
+
+def print_profile(profiler) -> None:
+    events = profiler.key_averages()
+    total = sum(e.self_cpu_time_total for e in events)
+    matrix = sum(e.self_cpu_time_total for e in events if e.key in MATRIX_OPS)
+    print(events.table(sort_by="self_cpu_time_total", row_limit=12))
+    print(f"matrix products and attention: {100 * matrix / max(total, 1):.1f} % of the iteration's operator time "
+          f"({matrix / 1e6:.1f} of {total / 1e6:.1f} s)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--iters", type=int, default=3)
@@ -56,6 +75,7 @@ def main() -> None:
     parser.add_argument("--minibatch", choices=("transitions", "episodes"), default="transitions",
                         help="what a minibatch is cut from (ppo.minibatch)")
     parser.add_argument("--prompts", help="a prompts file of scripts/bench/prompts.py (make bench)")
+    parser.add_argument("--profile", action="store_true", help="profile the last iteration's operators")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     cfg = load_config([
@@ -75,9 +95,17 @@ def main() -> None:
                         Accelerator(cpu=True), nlpo=args.nlpo)
     rows = []
     for i in range(args.iters + 1):
+        profiling = args.profile and i == args.iters
+        profiler = torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) if profiling else None
         start = time.perf_counter()
-        stats = trainer.step()
+        if profiler is not None:
+            with profiler:
+                stats = trainer.step()
+        else:
+            stats = trainer.step()
         total = time.perf_counter() - start
+        if profiler is not None:
+            print_profile(profiler)
         print(f"iteration {i}: {total:.2f} s (rollout {stats['rollout_s']:.2f}, update {stats['update_s']:.2f})")
         if i:
             rows.append((total, stats["rollout_s"], stats["update_s"], stats["tokens"]))
