@@ -1,17 +1,23 @@
 """The label-budget study's table (scripts/label_budget_experiment.sh): oracle sentiment, perplexity and
-reward-model accuracy per label budget, and the share of direct RL's gain over zero-shot each recovers.
+reward-model accuracy per label budget, and what each arm gains over zero-shot against direct RL's gain.
 
     python scripts/label_budget_summary.py runs/label_budget [split]
 
-Means over the seeds present; prints a markdown table and writes <dir>/label_budget_summary.json.
+Gains are paired: each run is compared prompt by prompt with the zero-shot run of its own seed (same
+prompts, same evaluation seed), so the standard error leaves out how hard the prompts were, and an arm's
+share of direct RL's gain uses only the seeds both arms have (an arm still missing a seed is not compared
+with a mean over seeds it lacks). Prints a markdown table and writes <dir>/label_budget_summary.json.
 """
 from __future__ import annotations
 
 import json
+import math
 import statistics
 import sys
 from collections import defaultdict
 from pathlib import Path
+
+METRIC = "sentiment"
 
 
 def arm(doc: dict) -> tuple:
@@ -24,36 +30,64 @@ def arm(doc: dict) -> tuple:
     return ("RL on a learned reward", reward["schedule"], reward["labels"])
 
 
+def prompt_scores(run: Path, split: str) -> dict[str, float]:
+    rows = [json.loads(line) for line in (run / "predictions" / f"{split}.jsonl").open()]
+    return {row["id"]: float(row["scores"][METRIC]) for row in rows}
+
+
+def paired_gain(scores: dict[str, float], base: dict[str, float]) -> tuple[float, float]:
+    """(mean per-prompt difference to the baseline, its standard error)."""
+    diffs = [scores[i] - base[i] for i in base]
+    return statistics.fmean(diffs), statistics.stdev(diffs) / math.sqrt(len(diffs))
+
+
+def seed_gains(runs: list[tuple[dict, Path]], zero_shot: dict[int, dict[str, float]], split: str) -> dict[int, tuple]:
+    return {doc["seed"]: paired_gain(prompt_scores(path, split), zero_shot[doc["seed"]])
+            for doc, path in runs if doc["seed"] in zero_shot}
+
+
 def main(root: Path, split: str = "test") -> None:
-    arms: dict[tuple, list[dict]] = defaultdict(list)
+    arms: dict[tuple, list[tuple[dict, Path]]] = defaultdict(list)
     for path in sorted(root.glob("*/results.json")):
         doc = json.loads(path.read_text())
-        arms[arm(doc)].append(doc)
-    mean = lambda docs, f: statistics.fmean(f(d) for d in docs)  # noqa: E731
-    base = next((d for k, d in arms.items() if k[0] == "zero-shot"), None)
-    direct = next((d for k, d in arms.items() if k[0].startswith("RL on the oracle")), None)
-    zs = mean(base, lambda d: d["metrics"][split]["sentiment"]) if base else None
-    gain = mean(direct, lambda d: d["metrics"][split]["sentiment"]) - zs if direct and base else None
+        arms[arm(doc)].append((doc, path.parent))
+    zero_shot = {doc["seed"]: prompt_scores(path, split) for doc, path in arms.get(("zero-shot", "", 0), [])}
+    direct_key = next((k for k in arms if k[0].startswith("RL on the oracle")), None)
+    direct = seed_gains(arms[direct_key], zero_shot, split) if direct_key else {}
     rows = []
     for key in sorted(arms, key=lambda k: (k[0] != "zero-shot", not k[0].startswith("RL on the oracle"), k[1], k[2])):
-        docs = arms[key]
-        sentiment = mean(docs, lambda d: d["metrics"][split]["sentiment"])
+        runs = arms[key]
+        docs = [doc for doc, _ in runs]
+        mean = lambda f: statistics.fmean(f(d) for d in docs)  # noqa: E731
+        gains = seed_gains(runs, zero_shot, split) if key[0] != "zero-shot" else {}
+        gain = statistics.fmean(g for g, _ in gains.values()) if gains else None
+        gain_se = math.sqrt(sum(se ** 2 for _, se in gains.values())) / len(gains) if gains else None
+        both = sorted(set(gains) & set(direct))
+        share = None
+        if key[0].startswith("RL on a learned") and both:
+            direct_gain = statistics.fmean(direct[s][0] for s in both)
+            share = statistics.fmean(gains[s][0] for s in both) / direct_gain if direct_gain else None
         learning = [d["reward_learning"]["rounds"][-1] for d in docs if "reward_learning" in d]
         rows.append({
             "arm": key[0], "schedule": key[1] or None, "labels": key[2] or None, "seeds": sorted(d["seed"] for d in docs),
-            "sentiment": sentiment, "perplexity": mean(docs, lambda d: d["metrics"][split]["perplexity"]),
+            "sentiment": mean(lambda d: d["metrics"][split][METRIC]),
+            "gain_over_zero_shot": gain, "gain_se": gain_se,
+            "perplexity": mean(lambda d: d["metrics"][split]["perplexity"]),
             "rm_heldout_accuracy": statistics.fmean(r["heldout_accuracy"] for r in learning) if learning else None,
-            "share_of_direct_gain": (sentiment - zs) / gain if gain and key[0].startswith("RL on a learned") else None,
-            "wall_time_s": mean(docs, lambda d: d["wall_time_s"]),
+            "rm_heldout_auc": statistics.fmean(r["heldout_auc"] for r in learning) if learning else None,
+            "share_of_direct_gain": share, "share_seeds": both if share is not None else None,
+            "wall_time_s": mean(lambda d: d["wall_time_s"]),
         })
     fmt = lambda v, spec: "—" if v is None else format(v, spec)  # noqa: E731
-    print(f"| arm | schedule | labels | seeds | {split} sentiment | {split} perplexity | RM held-out acc. | "
-          "share of direct gain | wall time (s) |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print(f"| arm | schedule | labels | seeds | {split} sentiment | gain over zero-shot (SE) | {split} perplexity | "
+          "RM held-out acc. / AUC | share of direct gain | wall time (s) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
+        gain = "—" if r["gain_over_zero_shot"] is None else f"{r['gain_over_zero_shot']:+.3f} ({r['gain_se']:.3f})"
+        rm = "—" if r["rm_heldout_accuracy"] is None else f"{r['rm_heldout_accuracy']:.3f} / {r['rm_heldout_auc']:.3f}"
         print(f"| {r['arm']} | {r['schedule'] or '—'} | {fmt(r['labels'], 'd')} | {','.join(map(str, r['seeds']))} | "
-              f"{r['sentiment']:.3f} | {r['perplexity']:.1f} | {fmt(r['rm_heldout_accuracy'], '.3f')} | "
-              f"{fmt(r['share_of_direct_gain'], '.2f')} | {r['wall_time_s']:.0f} |")
+              f"{r['sentiment']:.3f} | {gain} | {r['perplexity']:.1f} | {rm} | {fmt(r['share_of_direct_gain'], '.2f')} | "
+              f"{r['wall_time_s']:.0f} |")
     (root / "label_budget_summary.json").write_text(json.dumps({"split": split, "rows": rows}, indent=2) + "\n")
 
 
