@@ -35,13 +35,16 @@ class ChosenTokenLogProbs(LogitsProcessor):
         self.keep_allowed = keep_allowed
         self.values: list[torch.Tensor] = []          # [B] per settled step
         self.allowed: list[Optional[torch.Tensor]] = []  # [B, V] bool per step, None where all allowed
-        self._pending: Optional[torch.Tensor] = None  # the last step's log-softmax, token not yet known
+        # the last step's scores (as float), their version counter and logsumexp; the token is not yet known
+        self._pending: Optional[tuple[torch.Tensor, int, torch.Tensor]] = None
 
     def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
         self._settle(input_ids[:, -1])
         as_float = scores.float()
-        # x - logsumexp(x): the same arithmetic as masking.action_log_probs, so the values are the same
-        self._pending = as_float - torch.logsumexp(as_float, dim=-1, keepdim=True)
+        # x - logsumexp(x), the arithmetic of masking.action_log_probs, is subtracted at the chosen token
+        # only (the same float operation on the same two numbers, so the same value) instead of over the
+        # whole vocabulary at every step
+        self._pending = (as_float, as_float._version, torch.logsumexp(as_float, dim=-1, keepdim=True))
         if self.keep_allowed:
             finite = torch.isfinite(scores)
             self.allowed.append(None if bool(finite.all()) else finite)
@@ -49,7 +52,10 @@ class ChosenTokenLogProbs(LogitsProcessor):
 
     def _settle(self, tokens: torch.Tensor) -> None:
         if self._pending is not None:
-            self.values.append(self._pending.gather(-1, tokens.unsqueeze(-1)).squeeze(-1))
+            scores, version, lse = self._pending
+            if scores._version != version:  # a later processor wrote into the scores this recorder kept
+                raise RuntimeError("a logits processor after a rollout recorder changed its scores in place")
+            self.values.append((scores.gather(-1, tokens.unsqueeze(-1)) - lse).squeeze(-1))
             self._pending = None
 
     def finish(self, actions: torch.Tensor) -> torch.Tensor:

@@ -108,6 +108,30 @@ def test_the_recorder_keeps_one_step_of_scores_not_every_step():
     assert recorder.allowed_mask()[0].all()
 
 
+def test_recorded_values_are_bit_for_bit_the_full_log_softmax_at_the_chosen_tokens():
+    """The recorder subtracts logsumexp at the chosen token only; the full vocabulary's x - logsumexp(x)
+    (masking.action_log_probs' arithmetic) gives exactly the same numbers."""
+    generator = torch.Generator().manual_seed(0)
+    recorder = ChosenTokenLogProbs()
+    steps = [torch.randn(4, 1000, generator=generator) * 8 for _ in range(3)]
+    tokens = torch.randint(0, 1000, (4, 3), generator=generator)
+    for t, scores in enumerate(steps):
+        recorder(tokens[:, :t] if t else torch.zeros(4, 1, dtype=torch.long), scores)
+    out = recorder.finish(tokens)
+    full = torch.stack([(x - torch.logsumexp(x, -1, keepdim=True)).gather(-1, tokens[:, t:t + 1]).squeeze(-1)
+                        for t, x in enumerate(steps)], dim=1)
+    assert torch.equal(out, full)
+
+
+def test_a_processor_writing_into_recorded_scores_is_caught():
+    recorder = ChosenTokenLogProbs()
+    scores = torch.zeros(2, 5)
+    recorder(torch.zeros(2, 1, dtype=torch.long), scores)
+    scores.add_(1.0)  # a later processor changing the scores in place would change the recorded values
+    with pytest.raises(RuntimeError, match="changed its scores in place"):
+        recorder(torch.zeros(2, 2, dtype=torch.long), torch.zeros(2, 5))
+
+
 def test_beam_rollouts_are_refused():
     from transformers import GenerationConfig
 
