@@ -106,7 +106,9 @@ def main() -> None:
         total = time.perf_counter() - start
         if profiler is not None:
             print_profile(profiler)
-        print(f"iteration {i}: {total:.2f} s (rollout {stats['rollout_s']:.2f}, update {stats['update_s']:.2f})")
+        peak_so_far = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(f"iteration {i}: {total:.2f} s (rollout {stats['rollout_s']:.2f}, update {stats['update_s']:.2f}); "
+              f"peak RSS so far {peak_so_far:.0f} MiB")
         if i:
             rows.append((total, stats["rollout_s"], stats["update_s"], stats["tokens"]))
     mean = [statistics.mean(r[k] for r in rows) for k in range(4)]
