@@ -21,6 +21,8 @@ COLOURS: dict[str, str] = {"zero_shot": "#9e9e9e", "supervised": "#4c72b0", "ppo
                            "supervised_ppo": "#c44e52", "supervised_nlpo": "#8172b3", "lead_3": "#937860"}
 
 LINE_STYLES: tuple[str, ...] = ("-", "--", ":", "-.")
+# a label schedule's line on the budget figure: (line style, marker); dashed lines are the levels'
+SCHEDULE_STYLES: dict[str, tuple[str, str]] = {"offline": ("-", "o"), "batched": (":", "s"), "online": ("-.", "^")}
 
 
 def _png(fig: plt.Figure) -> bytes:
@@ -116,13 +118,13 @@ def budget_figure(points: pd.DataFrame, levels: pd.DataFrame, metric: str, split
         return None
     fig, axes = plt.subplots(1, 2, figsize=(9.6, 3.4))
     oracle_ax, accuracy_ax = axes
-    for i, ((algo, schedule), line) in enumerate(points.groupby(["algo", "schedule"], sort=True)):
+    for (algo, schedule), line in points.groupby(["algo", "schedule"], sort=True):
         line = line.sort_values("labels")
         label = f"{algo_label(algo)} on learned reward ({schedule})"
-        style = dict(color=COLOURS.get(algo, "#333333"), ls=LINE_STYLES[i % len(LINE_STYLES)], marker="o", ms=4, capsize=3)
-        oracle_ax.errorbar(line["labels"], line["mean"], yerr=line["std"].fillna(0), label=label, **style)
-        accuracy_ax.plot(line["labels"], line["rm_accuracy"], label=label, color=style["color"], ls=style["ls"],
-                         marker="o", ms=4)
+        ls, marker = SCHEDULE_STYLES.get(schedule, ("-", "o"))
+        style = dict(color=COLOURS.get(algo, "#333333"), ls=ls, marker=marker, ms=5)
+        oracle_ax.errorbar(line["labels"], line["mean"], yerr=line["std"].fillna(0), label=label, capsize=3, **style)
+        accuracy_ax.plot(line["labels"], line["rm_accuracy"], label=label, **style)
     for _, level in levels.iterrows():
         name = algo_label(level["algo"]) + (" on the oracle" if level["reward"] else "")
         name += f" ({level['setting_label']})" if level["setting_label"] else ""
