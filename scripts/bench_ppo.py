@@ -14,6 +14,7 @@ and ends with the side's result line for scripts/bench_vs_trl.py; without it the
 `--batch-size 768` (the whole rollout in one minibatch) costs one forward and backward pass over the
 episodes per epoch, what cutting minibatches out of whole episodes cost before transitions were drawn
 from the whole rollout; its update time against the default's is the price of mixing episodes.
+
 `--profile` runs the last measured iteration under torch.profiler and prints its top operators by own
 CPU time and the share of that time spent in matrix products (forward and backward) and attention:
 what bounds an iteration, and so what any speed-up has to remove.
@@ -29,6 +30,7 @@ import resource
 import statistics
 import sys
 import time
+from contextlib import nullcontext
 from pathlib import Path
 
 import torch
@@ -95,13 +97,10 @@ def main() -> None:
                         Accelerator(cpu=True), nlpo=args.nlpo)
     rows = []
     for i in range(args.iters + 1):
-        profiling = args.profile and i == args.iters
-        profiler = torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) if profiling else None
+        profiler = (torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU])
+                    if args.profile and i == args.iters else None)
         start = time.perf_counter()
-        if profiler is not None:
-            with profiler:
-                stats = trainer.step()
-        else:
+        with profiler if profiler is not None else nullcontext():
             stats = trainer.step()
         total = time.perf_counter() - start
         if profiler is not None:

@@ -17,6 +17,8 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+from paired_scores import paired, prompt_scores
+
 METRIC = "sentiment"
 
 
@@ -30,19 +32,10 @@ def arm(doc: dict) -> tuple:
     return ("RL on a learned reward", reward["schedule"], reward["labels"])
 
 
-def prompt_scores(run: Path, split: str) -> dict[str, float]:
-    rows = [json.loads(line) for line in (run / "predictions" / f"{split}.jsonl").open()]
-    return {row["id"]: float(row["scores"][METRIC]) for row in rows}
-
-
-def paired_gain(scores: dict[str, float], base: dict[str, float]) -> tuple[float, float]:
-    """(mean per-prompt difference to the baseline, its standard error)."""
-    diffs = [scores[i] - base[i] for i in base]
-    return statistics.fmean(diffs), statistics.stdev(diffs) / math.sqrt(len(diffs))
-
-
-def seed_gains(runs: list[tuple[dict, Path]], zero_shot: dict[int, dict[str, float]], split: str) -> dict[int, tuple]:
-    return {doc["seed"]: paired_gain(prompt_scores(path, split), zero_shot[doc["seed"]])
+def seed_gains(runs: list[tuple[dict, Path]], zero_shot: dict[int, dict[str, float]],
+               split: str) -> dict[int, tuple[float, float]]:
+    """seed -> (mean per-prompt gain over that seed's zero-shot run, its standard error)."""
+    return {doc["seed"]: paired(prompt_scores(path, split, METRIC), zero_shot[doc["seed"]])[1:]
             for doc, path in runs if doc["seed"] in zero_shot}
 
 
@@ -51,7 +44,7 @@ def main(root: Path, split: str = "test") -> None:
     for path in sorted(root.glob("*/results.json")):
         doc = json.loads(path.read_text())
         arms[arm(doc)].append((doc, path.parent))
-    zero_shot = {doc["seed"]: prompt_scores(path, split) for doc, path in arms.get(("zero-shot", "", 0), [])}
+    zero_shot = {doc["seed"]: prompt_scores(path, split, METRIC) for doc, path in arms.get(("zero-shot", "", 0), [])}
     direct_key = next((k for k in arms if k[0].startswith("RL on the oracle")), None)
     direct = seed_gains(arms[direct_key], zero_shot, split) if direct_key else {}
     rows = []

@@ -12,10 +12,10 @@ the script again reuses the finished runs and finishes the others.
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import statistics
 from pathlib import Path
+
+from paired_scores import paired, prompt_scores
 
 from grue.config import load_config
 from grue.run.runner import Run
@@ -34,15 +34,7 @@ def run_args(algo_args: list[str], seed: int, extra: list[str], output_dir: str,
 
 def val_scores(run_dir: Path) -> dict[str, float]:
     """Per-prompt validation sentiment, by sample id."""
-    rows = [json.loads(line) for line in (run_dir / "predictions" / "val.jsonl").open()]
-    return {row["id"]: float(row["scores"][METRIC]) for row in rows}
-
-
-def paired(rl: dict[str, float], base: dict[str, float]) -> tuple[float, float, float]:
-    """(mean RL score, mean difference to zero-shot, standard error of that difference)."""
-    diffs = [rl[i] - base[i] for i in base]
-    se = statistics.stdev(diffs) / math.sqrt(len(diffs)) if len(diffs) > 1 else float("nan")
-    return statistics.mean(rl.values()), statistics.mean(diffs), se
+    return prompt_scores(run_dir, "val", METRIC)
 
 
 def main() -> None:
