@@ -40,7 +40,7 @@ from grue.config import load_config
 from grue.data.imdb import load_imdb_splits
 from grue.data.sample import Sample
 from grue.policy.load import build_value, frozen_copy, load_policy
-from grue.rl.trainer import RLTrainer
+from grue.train.rl.trainer import RLTrainer
 
 
 class LengthReward:

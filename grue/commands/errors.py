@@ -21,16 +21,16 @@ class UsageError(ValueError):
 
 
 # grue's error types, by module: only modules already imported can have raised one, so checking those
-# costs no import (grue.rl.trainer would pull in torch just to look at a config mistake).
+# costs no import (grue.train.rl.trainer would pull in torch just to look at a config mistake).
 _USER_ERRORS = {
     "grue.commands.errors": ("UsageError",),
     "grue.config.load": ("ConfigError",),
     "grue.assets.errors": ("AssetMissing",),
     "grue.sweep.grid": ("SweepError",),
-    "grue.run.checkpoint": ("CheckpointWriteError",),
+    "grue.train.checkpoint": ("CheckpointWriteError",),
     "grue.storage.lock": ("RunBusy",),
     "grue.storage.writable": ("NotWritable",),
-    "grue.rl.trainer": ("NonFiniteError",),
+    "grue.train.rl.trainer": ("NonFiniteError",),
     "grue.rewards.critic.template": ("TemplateError",),
     "grue.rewards.learned.comparisons": ("ComparisonsFormatError",),
 }

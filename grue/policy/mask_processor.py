@@ -18,7 +18,7 @@ import torch
 from transformers import LogitsProcessor
 
 from grue.policy.batch import PromptBatch, position_ids
-from grue.rl.nlpo_mask import apply_mask, top_p_mask
+from grue.train.rl.nlpo_mask import apply_mask, top_p_mask
 
 
 def cache_argument(model: Any) -> str:

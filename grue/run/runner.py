@@ -9,14 +9,14 @@ from typing import Any, Sequence
 import torch
 from omegaconf import DictConfig
 
-from grue.run.checkpoint import latest_step, load_latest, save_checkpoint, save_sharded_checkpoint
+from grue.train.checkpoint import latest_step, load_latest, save_checkpoint, save_sharded_checkpoint
 from grue.config import config_hash, load_config, to_yaml
 from grue.run.display import console, progress_bar, rl_status
 from grue.run.evaluate import build_task_scorers, evaluate_split
 from grue.storage.atomic import append_jsonl, atomic_write_jsonl, read_jsonl
 from grue.results.writer import results_document
 from grue.rewards.learned.schedules import results_fields
-from grue.rl.trainer import NonFiniteError
+from grue.train.rl.trainer import NonFiniteError
 from grue.run.run_dir import RunDir
 from grue.run.signals import sigterm_as_interrupt
 from grue.runtime.process import configure_threads, device_of, seed_everything
@@ -255,7 +255,7 @@ class Run:
 
     # -- supervised ----------------------------------------------------------------------------------
     def _train_supervised(self, task: Any, policy: Any, splits: dict) -> None:
-        from grue.supervised.trainer import SupervisedTrainer, training_pairs
+        from grue.train.supervised.trainer import SupervisedTrainer, training_pairs
 
         cfg = self.cfg
         if cfg.model.supervised_init:  # a published supervised checkpoint is the Supervised row as is
@@ -282,8 +282,8 @@ class Run:
     def _train_rl(self, policy: Any, splits: dict, scorers: Any) -> None:
         from grue.policy.load import build_value, frozen_copy
         from grue.rewards.learned.schedules import build_run_reward
-        from grue.rl.nlpo_mask import loose_mask_note
-        from grue.rl.trainer import RLTrainer
+        from grue.train.rl.nlpo_mask import loose_mask_note
+        from grue.train.rl.trainer import RLTrainer
 
         cfg = self.cfg
         seed_everything(cfg.seed)  # the RL phase starts from the same state whether or not a warm start ran first

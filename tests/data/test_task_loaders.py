@@ -8,7 +8,7 @@ import pytest
 import hub_fixtures
 from grue.config import load_config
 from grue.data.sample import Sample
-from grue.supervised.trainer import training_pairs
+from grue.train.supervised.trainer import training_pairs
 from tasks import get_task
 
 

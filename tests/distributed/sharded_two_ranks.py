@@ -18,7 +18,7 @@ def full(param):
 
 def main(spec_path: str) -> None:
     from _rank_run import run_and_gather
-    from grue.rl import trainer as trainer_module
+    from grue.train.rl import trainer as trainer_module
     from grue.runtime.sharding import is_sharded
 
     spec = json.loads(open(spec_path).read())
@@ -44,7 +44,7 @@ def main(spec_path: str) -> None:
         from grue.config import load_config
         from grue.run.runner import Run
 
-        from grue.run.checkpoint import latest_step
+        from grue.train.checkpoint import latest_step
 
         run = Run(load_config(spec["args"]), spec["args"])
         try:

@@ -11,7 +11,7 @@ torch.set_num_threads(1)
 
 def main(spec_path: str) -> None:
     from _rank_run import run_and_gather
-    from grue.supervised import trainer as supervised
+    from grue.train.supervised import trainer as supervised
 
     spec = json.loads(open(spec_path).read())
     seen: list[list[str]] = []

@@ -67,7 +67,7 @@ def test_a_sharded_supervised_then_ppo_run_from_the_command_line(tiny_imdb_args,
     models are whole Hugging Face directories."""
     from transformers import AutoModelForCausalLM
 
-    from grue.supervised.trainer import training_pairs
+    from grue.train.supervised.trainer import training_pairs
     from tasks import get_task
 
     runs = tmp_path / "runs"
@@ -102,7 +102,7 @@ def test_shard_with_one_process_says_there_is_nothing_to_shard_over_and_runs_who
 
 
 def test_a_checkpoint_resumes_only_with_the_layout_it_was_written_in():
-    from grue.run.checkpoint import check_checkpoint_layout
+    from grue.train.checkpoint import check_checkpoint_layout
 
     check_checkpoint_layout({"sharded": True}, sharded=True)
     check_checkpoint_layout({"policy": {}}, sharded=False)

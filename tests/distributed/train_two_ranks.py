@@ -11,7 +11,7 @@ torch.set_num_threads(1)
 
 def main(spec_path: str) -> None:
     from _rank_run import run_and_gather
-    from grue.rl import trainer as trainer_module
+    from grue.train.rl import trainer as trainer_module
 
     spec = json.loads(open(spec_path).read())
     records: list[dict] = []

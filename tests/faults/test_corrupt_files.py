@@ -5,7 +5,7 @@ import json
 import pytest
 import torch
 
-from grue.run.checkpoint import load_latest, save_checkpoint
+from grue.train.checkpoint import load_latest, save_checkpoint
 from grue.config import load_config
 from grue.results.schema import validate_results
 from grue.run.run_dir import RunDir
@@ -45,7 +45,7 @@ def test_a_half_written_checkpoint_directory_is_ignored(tmp_path):
 
 def test_a_run_resumes_through_a_broken_newest_checkpoint_to_the_same_metrics(tiny_imdb_args, tmp_path, monkeypatch,
                                                                               capsys):
-    from grue.rl import trainer as trainer_module
+    from grue.train.rl import trainer as trainer_module
 
     args = [*tiny_imdb_args, "algo=ppo", "ppo.total_steps=192", "eval.save_every=2"]
     straight = json.loads((run([*args, f"output_dir={tmp_path / 'a'}"]) / "results.json").read_text())

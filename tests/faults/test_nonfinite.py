@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 
 from cli import app
 from grue.rewards.registry import _FACTORIES, register_reward
-from grue.rl.trainer import NonFiniteError, _check_finite
+from grue.train.rl.trainer import NonFiniteError, _check_finite
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import pytest
 
 from grue.config import load_config
 from grue.run import checkpoint as checkpoint_module
-from grue.run.checkpoint import CheckpointWriteError
+from grue.train.checkpoint import CheckpointWriteError
 from grue.run.runner import Run
 from grue.storage.atomic import read_jsonl
 
@@ -37,7 +37,7 @@ def straight(tiny_imdb_args, tmp_path):
 
 
 def _stop_at_iteration(monkeypatch, iteration: int, error: BaseException) -> None:
-    from grue.rl import trainer as trainer_module
+    from grue.train.rl import trainer as trainer_module
 
     real_step = trainer_module.RLTrainer.step
 
@@ -86,7 +86,7 @@ def test_a_full_disk_at_the_checkpoint_leaves_no_partial_checkpoint_and_restarts
 
 def test_a_cut_short_results_file_is_rescored_from_the_saved_predictions(tiny_imdb_args, tmp_path, monkeypatch,
                                                                          capsys, straight):
-    from grue.rl import trainer as trainer_module
+    from grue.train.rl import trainer as trainer_module
 
     path = run(rl_args(tiny_imdb_args, tmp_path / "b"))
     good = (path / "results.json").read_bytes()

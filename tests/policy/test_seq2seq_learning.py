@@ -9,8 +9,8 @@ from omegaconf import OmegaConf
 from grue.config.schema import RunConfig
 from grue.data.sample import Sample
 from grue.policy.load import build_value, frozen_copy
-from grue.rl.trainer import RLTrainer
-from grue.supervised.trainer import SupervisedTrainer, seq2seq_batch
+from grue.train.rl.trainer import RLTrainer
+from grue.train.supervised.trainer import SupervisedTrainer, seq2seq_batch
 
 PROMPTS = ["The film was", "dogs run in", "A tedious", "I"]
 

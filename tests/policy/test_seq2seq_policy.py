@@ -9,7 +9,7 @@ from omegaconf import OmegaConf
 from grue.config.schema import RunConfig
 from grue.policy.load import build_value, frozen_copy, load_policy
 from grue.policy.seq2seq import Seq2SeqPolicy
-from grue.rl.nlpo_mask import top_p_mask
+from grue.train.rl.nlpo_mask import top_p_mask
 from tests.policy.rollout_settings import rollout_settings
 
 PROMPTS = ["The film was", "A tedious, boring mess that wastes its cast.", "I highly recommend", "dogs"]

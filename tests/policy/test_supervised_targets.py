@@ -6,7 +6,7 @@ from accelerate import Accelerator
 from omegaconf import OmegaConf
 
 from grue.config.schema import RunConfig
-from grue.supervised.trainer import SupervisedTrainer, supervised_batch, target_tokens
+from grue.train.supervised.trainer import SupervisedTrainer, supervised_batch, target_tokens
 
 REVIEW = "The film was a delight from start to finish. " * 6        # far longer than the prompt limit
 CONTINUATION = "I highly recommend this movie to everyone!"

@@ -10,7 +10,7 @@ from grue.data.sample import Sample
 from grue.rewards.critic.cache import JudgementCache
 from grue.rewards.critic.dense_reward import DenseCriticReward
 from grue.rewards.critic.template import load_template
-from grue.rl.kl import kl_penalised_rewards
+from grue.train.rl.kl import kl_penalised_rewards
 
 
 class ScriptedCritic:

@@ -41,7 +41,7 @@ def test_a_run_with_a_self_critic_logs_extrinsic_and_intrinsic_rewards_and_criti
 
 
 def test_a_run_killed_after_the_critic_answered_resumes_without_asking_again(critic_args, monkeypatch):
-    from grue.rl import trainer as trainer_module
+    from grue.train.rl import trainer as trainer_module
 
     real_update = trainer_module.RLTrainer.update
 

@@ -114,7 +114,7 @@ def test_bad_schedule_settings_are_refused(tiny_imdb_args, change, message):
 
 def test_a_batched_run_killed_after_its_second_round_resumes_to_the_same_metrics(tiny_imdb_args, tmp_path,
                                                                                monkeypatch):
-    from grue.rl import trainer as trainer_module
+    from grue.train.rl import trainer as trainer_module
 
     args = schedule_args(tiny_imdb_args, "reward.schedule=batched", "reward.labels=40", "reward.rounds=2")
     straight = json.loads((run([*args, f"output_dir={tmp_path / 'a'}"]) / "results.json").read_text())

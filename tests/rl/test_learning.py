@@ -7,7 +7,7 @@ from omegaconf import OmegaConf
 from grue.config.schema import RunConfig
 from grue.data.sample import Sample
 from grue.policy.load import build_value, frozen_copy
-from grue.rl.trainer import RLTrainer
+from grue.train.rl.trainer import RLTrainer
 
 
 def tiny_cfg(**overrides):

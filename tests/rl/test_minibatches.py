@@ -1,4 +1,4 @@
-"""PPO minibatches are transitions drawn from the whole flattened rollout (grue.rl.minibatch), their
+"""PPO minibatches are transitions drawn from the whole flattened rollout (grue.train.rl.minibatch), their
 number does not depend on how many processes share the rollout, and advantages are normalised over
 the whole rollout, so an episode's sequence-level reward survives normalisation."""
 import math
@@ -10,8 +10,8 @@ from accelerate import Accelerator
 
 from grue.data.sample import Sample
 from grue.policy.load import build_value, frozen_copy
-from grue.rl.minibatch import episode_minibatches, minibatch_count, transition_minibatches
-from grue.rl.trainer import RLTrainer
+from grue.train.rl.minibatch import episode_minibatches, minibatch_count, transition_minibatches
+from grue.train.rl.trainer import RLTrainer
 from tests.rl.test_learning import TokenCountReward, tiny_cfg
 
 

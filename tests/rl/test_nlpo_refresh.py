@@ -6,7 +6,7 @@ from accelerate import Accelerator
 
 from grue.data.sample import Sample
 from grue.policy.load import build_value, frozen_copy
-from grue.rl.trainer import RLTrainer
+from grue.train.rl.trainer import RLTrainer
 from tests.rl.test_learning import TokenCountReward, tiny_cfg
 
 

@@ -7,7 +7,7 @@ from accelerate import Accelerator
 
 from grue.data.sample import Sample
 from grue.policy.load import build_value, frozen_copy
-from grue.rl.trainer import RLTrainer, build_optimizer
+from grue.train.rl.trainer import RLTrainer, build_optimizer
 
 from test_learning import TokenCountReward, tiny_cfg
 
@@ -40,7 +40,7 @@ def _trainer(policy, ent_coef: float) -> RLTrainer:
 
 
 def test_gradients_are_freed_after_each_step_and_a_logged_entropy_has_no_graph(tiny_causal_policy, monkeypatch):
-    import grue.rl.trainer as trainer_module
+    import grue.train.rl.trainer as trainer_module
 
     tracked: list[bool] = []
     real_entropy = trainer_module.entropy

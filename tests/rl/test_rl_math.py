@@ -4,10 +4,10 @@ import math
 import pytest
 import torch
 
-from grue.rl.gae import gae
-from grue.rl.kl import AdaptiveKLController, kl_penalised_rewards
-from grue.rl.nlpo_mask import top_p_mask
-from grue.rl.ppo_loss import ppo_loss
+from grue.train.rl.gae import gae
+from grue.train.rl.kl import AdaptiveKLController, kl_penalised_rewards
+from grue.train.rl.nlpo_mask import top_p_mask
+from grue.train.rl.ppo_loss import ppo_loss
 
 
 def test_gae_matches_hand_computed_trajectory():

@@ -5,7 +5,7 @@ import torch
 
 from grue.policy.load import frozen_copy
 from grue.policy.mask_processor import CausalMaskProcessor
-from grue.rl.nlpo_mask import top_p_mask
+from grue.train.rl.nlpo_mask import top_p_mask
 from tests.policy.rollout_settings import rollout_settings
 
 PROMPTS = ["The film was", "A tedious, boring", "I highly recommend", "dogs run in the"]
@@ -107,7 +107,7 @@ def test_fresh_mask_keeping_at_least_top_k_tokens_never_binds(tiny_causal_policy
 
 
 def test_a_note_names_mask_settings_under_which_nlpo_starts_out_as_ppo():
-    from grue.rl.nlpo_mask import loose_mask_note
+    from grue.train.rl.nlpo_mask import loose_mask_note
 
     note = loose_mask_note(top_k=50, min_tokens_to_keep=100)     # the paper's IMDB NLPO settings
     assert "min_tokens_to_keep=100" in note and "top_k=50" in note
@@ -155,7 +155,7 @@ def test_the_masking_model_gets_its_cache_under_the_name_its_forward_takes(tiny_
 def test_rollout_rounds_with_prompts_of_different_widths_concatenate_without_changing_log_probs(tiny_causal_policy):
     """An iteration's later rounds encode their own prompts (another padded width); padding them to a
     common width must leave every episode's log-probs as they were sampled."""
-    from grue.rl.rollout import concat_rollouts
+    from grue.train.rl.rollout import concat_rollouts
 
     policy = tiny_causal_policy
     torch.manual_seed(4)

@@ -7,8 +7,8 @@ from accelerate import Accelerator
 
 from grue.data.sample import Sample
 from grue.policy.load import build_value, frozen_copy
-from grue.rl.ppo_loss import ppo_loss
-from grue.rl.trainer import RLTrainer
+from grue.train.rl.ppo_loss import ppo_loss
+from grue.train.rl.trainer import RLTrainer
 from tests.rl.test_learning import TokenCountReward, tiny_cfg
 
 
@@ -25,7 +25,7 @@ def gradients_of_one_minibatch(trainer, exp, policy_first: bool):
 
 
 def trainer_batches(trainer, exp):
-    from grue.rl.minibatch import MINIBATCHES
+    from grue.train.rl.minibatch import MINIBATCHES
 
     return MINIBATCHES[trainer.cfg.ppo.minibatch](exp.rollout.valid, 2, torch.Generator().manual_seed(0))
 

@@ -34,7 +34,7 @@ def test_every_algorithm_writes_a_valid_results_file(tiny_imdb_args, algo):
 
 
 def test_interrupted_run_resumes_to_the_same_final_metrics(tiny_imdb_args, tmp_path, monkeypatch):
-    from grue.rl import trainer as trainer_module
+    from grue.train.rl import trainer as trainer_module
 
     args = [*tiny_imdb_args, "algo=nlpo", "nlpo.update_every=2"]
     straight = json.loads((run([*args, f"output_dir={tmp_path / 'a'}"]) / "results.json").read_text())

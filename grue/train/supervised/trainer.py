@@ -14,7 +14,7 @@ from typing import Any, Callable, Optional, Sequence
 import torch
 from transformers import get_scheduler
 
-from grue.run.checkpoint import SHARDS, check_checkpoint_layout
+from grue.train.checkpoint import SHARDS, check_checkpoint_layout
 from grue.data.sample import Sample
 from grue.policy.batch import position_ids
 from grue.runtime.distributed import average_gradients, contiguous_shard, global_sum, world_of
@@ -137,7 +137,7 @@ class SupervisedTrainer:
             all_tokens, loss_sum = global_sum([tokens, loss.item() * tokens if loss is not None else 0.0], world)
             batch_loss = loss_sum / max(all_tokens, 1.0) if world > 1 else (loss.item() if loss is not None else 0.0)
             if not math.isfinite(batch_loss):
-                from grue.rl.trainer import NonFiniteError
+                from grue.train.rl.trainer import NonFiniteError
 
                 raise NonFiniteError(f"supervised epoch {self.epoch + 1}: loss is {batch_loss}; the run stopped "
                                      f"and the last epoch's checkpoint is kept", self.epoch + 1, "supervised loss")

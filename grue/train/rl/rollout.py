@@ -13,8 +13,8 @@ import torch
 
 from grue.data.sample import Sample
 from grue.policy.batch import PromptBatch, Rollout
-from grue.rl.gae import gae
-from grue.rl.kl import kl_penalised_rewards
+from grue.train.rl.gae import gae
+from grue.train.rl.kl import kl_penalised_rewards
 
 
 @dataclass

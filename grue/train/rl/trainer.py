@@ -14,14 +14,14 @@ from typing import Any, Optional, Sequence
 import torch
 from accelerate.utils import DistributedType
 
-from grue.run.checkpoint import SHARDS, check_checkpoint_layout
+from grue.train.checkpoint import SHARDS, check_checkpoint_layout
 from grue.data.sample import Sample
 from grue.policy.load import frozen_copy
 from grue.policy.masking import entropy
-from grue.rl.kl import AdaptiveKLController
-from grue.rl.ppo_loss import PPOLosses, combined, masked_mean, policy_terms, value_term
-from grue.rl.minibatch import MINIBATCHES, minibatch_count
-from grue.rl.rollout import Experience, collect, concat_experiences, next_episode_count
+from grue.train.rl.kl import AdaptiveKLController
+from grue.train.rl.ppo_loss import PPOLosses, combined, masked_mean, policy_terms, value_term
+from grue.train.rl.minibatch import MINIBATCHES, minibatch_count
+from grue.train.rl.rollout import Experience, collect, concat_experiences, next_episode_count
 from grue.runtime.distributed import average_gradients, global_sum, world_of
 from grue.runtime.sharding import Sharding
 
@@ -210,7 +210,7 @@ class RLTrainer:
 
     def update(self, exp: Experience) -> dict[str, float]:
         """`ppo.epochs` passes over the rollout's transitions in random minibatches of at most
-        `ppo.batch_size` transitions (grue.rl.minibatch). The number of optimizer steps and the global
+        `ppo.batch_size` transitions (grue.train.rl.minibatch). The number of optimizer steps and the global
         minibatches depend on the rollout only, not on how many processes share it."""
         cfg = self.cfg.ppo
         exp.advantages = self._normalised_advantages(exp)

@@ -1,0 +1,62 @@
+"""Code from outside the package that registers algorithms, metrics, rewards or tasks.
+
+A plugin is any importable module that calls grue's `register_*` functions when imported. grue
+imports them once, before the first registry lookup, from two places:
+- the `GRUE_PLUGINS` environment variable: module names separated by commas
+  (`GRUE_PLUGINS=my_lab.grpo_variant,my_lab.rewards grue run algo=my_grpo ...`); the processes a
+  run or a sweep starts inherit it, so every process sees the same registries;
+- the `grue.plugins` entry-point group of installed distributions
+  (`[project.entry-points."grue.plugins"] my_lab = "my_lab.grue_plugin"` in their pyproject.toml).
+
+Torch-free, so listing what exists stays fast.
+"""
+from __future__ import annotations
+
+import functools
+import importlib
+import os
+from importlib.metadata import entry_points
+
+ENV_VAR = "GRUE_PLUGINS"
+ENTRY_POINT_GROUP = "grue.plugins"
+
+
+class PluginError(ImportError):
+    """A plugin named in GRUE_PLUGINS or an entry point could not be imported."""
+
+
+_loaded: set[str] = set()
+_loading = False
+
+
+def plugin_modules() -> list[str]:
+    """The module names to import: GRUE_PLUGINS first, then entry points, each once."""
+    names = [name.strip() for name in os.environ.get(ENV_VAR, "").split(",") if name.strip()]
+    return list(dict.fromkeys(names + list(_entry_point_modules())))
+
+
+@functools.lru_cache(maxsize=1)
+def _entry_point_modules() -> tuple[str, ...]:
+    """Installed distributions do not change while a process runs: scanned once."""
+    return tuple(ep.value.split(":")[0] for ep in entry_points(group=ENTRY_POINT_GROUP))
+
+
+def load_plugins() -> None:
+    """Import every plugin not imported yet. Cheap after the first call; re-reads GRUE_PLUGINS, so a
+    module added to it later (a test, a notebook) is picked up by the next lookup."""
+    global _loading
+    if _loading:  # a plugin's own import of a registry must not recurse into loading plugins
+        return
+    _loading = True
+    try:
+        for name in plugin_modules():
+            if name in _loaded:
+                continue
+            try:
+                importlib.import_module(name)
+            except ImportError as err:
+                raise PluginError(f"plugin {name!r} (from {ENV_VAR} or the {ENTRY_POINT_GROUP!r} entry points) "
+                                  f"cannot be imported: {err}") from err
+            _loaded.add(name)
+    finally:
+        _loading = False

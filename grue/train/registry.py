@@ -1,0 +1,129 @@
+"""The algorithm registry: everything grue needs to know about a training method, in one entry.
+
+The config loader, its hash, results validation, the runner, sweeps, preflight, the board and its
+plots all read this module instead of keeping their own lists. It imports nothing heavy: a trainer
+and a config group are named as `"module:attribute"` strings and imported only when a run trains
+or a config is built.
+
+Adding an algorithm (see grue/train/algorithms.py for the paper's six):
+1. write its trainer: for RL, a subclass of `grue.train.rl.trainer.RLTrainer` overriding the seam
+   it changes (`advantages`, the update's `losses`, ...); set `uses_critic = False` if it has none;
+2. if it has settings of its own, a dataclass of fields (`grue.config.schema.rule` for ranges) that
+   becomes the config group `config_groups` names;
+3. `register_algorithm(Algorithm(...))` in a module that is imported: under `grue/train/` for a
+   built-in one, or a plugin (`GRUE_PLUGINS`, grue/plugins.py) from outside the package.
+Presets per task go in the task files' `algos` (or are inherited from the defaults).
+"""
+from __future__ import annotations
+
+import difflib
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Optional
+
+# Config groups every run's hash covers, whatever its algorithm: what it is, its model, data, reward,
+# evaluation decoding and metrics. (A zero-shot run optimises no reward, but its reward settings have
+# always been part of its identity; leaving them out now would re-hash every existing run.)
+COMMON_GROUPS: tuple[str, ...] = ("task", "algo", "profile", "seed", "model", "data", "reward", "critic",
+                                  "generation", "eval")
+TRAINS = ("nothing", "supervised", "rl")
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    name: str                          # the `algo=` value and the results file's `algo`
+    label: str                         # how tables and plots name it ("Supervised+PPO")
+    colour: str                        # its colour in plots ("#rrggbb")
+    trains: str                        # nothing (evaluate the initial model) | supervised | rl
+    reads: tuple[str, ...] = ()        # config groups it reads beyond COMMON_GROUPS: its hash covers exactly these
+    trainer: Optional[str] = None      # "module:Class", imported when a run trains
+    warm_start: Optional[str] = None   # the algorithm whose run (same settings and seed) it starts from
+    optimises_reward: Optional[bool] = None  # None: whether it trains with RL
+    # Config groups it adds to every run's config: group name -> "module:Dataclass". Other algorithms
+    # do not read them, so adding one never changes an existing run's hash.
+    config_groups: Mapping[str, str] = field(default_factory=dict)
+    paper: bool = False                # one of the paper's six (its published numbers exist)
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        if self.trains not in TRAINS:
+            raise ValueError(f"algorithm {self.name!r}: trains={self.trains!r} is not one of {', '.join(TRAINS)}")
+        if self.trains != "nothing" and not self.trainer:
+            raise ValueError(f"algorithm {self.name!r} trains ({self.trains}) but names no trainer")
+        if self.optimises_reward is None:
+            object.__setattr__(self, "optimises_reward", self.trains == "rl")
+
+    @property
+    def hashed_groups(self) -> tuple[str, ...]:
+        """The top-level config keys its config hash covers (a whitelist: nothing else can change it)."""
+        return COMMON_GROUPS + tuple(g for g in self.reads if g not in COMMON_GROUPS)
+
+    def trainer_class(self) -> Any:
+        if not self.trainer:
+            raise ValueError(f"algorithm {self.name!r} trains nothing")
+        return load_attribute(self.trainer)
+
+
+_REGISTRY: dict[str, Algorithm] = {}
+_BUILTINS = "grue.train.algorithms"
+
+
+def register_algorithm(algo: Algorithm) -> Algorithm:
+    """Add an algorithm; registering the same name twice with different facts is an error."""
+    known = _REGISTRY.get(algo.name)
+    if known is not None and known != algo:
+        raise ValueError(f"algorithm {algo.name!r} is registered twice with different settings")
+    if algo.warm_start is not None and algo.warm_start == algo.name:
+        raise ValueError(f"algorithm {algo.name!r} cannot warm-start from itself")
+    _REGISTRY[algo.name] = algo
+    return algo
+
+
+def _load() -> None:
+    importlib.import_module(_BUILTINS)
+    from grue.plugins import load_plugins
+
+    load_plugins()
+
+
+def algorithm_names() -> tuple[str, ...]:
+    """Every registered algorithm, the paper's six first in their paper order."""
+    _load()
+    return tuple(_REGISTRY)
+
+
+def rl_algorithm_names() -> tuple[str, ...]:
+    return tuple(name for name in algorithm_names() if _REGISTRY[name].optimises_reward)
+
+
+def get_algorithm(name: str) -> Algorithm:
+    _load()
+    if name not in _REGISTRY:
+        close = difflib.get_close_matches(name, list(_REGISTRY), n=3)
+        hint = f"Did you mean: {', '.join(close)}?" if close else f"Known: {', '.join(_REGISTRY)}."
+        raise KeyError(f"unknown algorithm {name!r}. {hint}")
+    return _REGISTRY[name]
+
+
+def find_algorithm(name: str) -> Optional[Algorithm]:
+    """The entry, or None for a name that is not an algorithm (a reference row such as Lead-3)."""
+    _load()
+    return _REGISTRY.get(name)
+
+
+def plugin_config_groups() -> dict[str, str]:
+    """Every config group an algorithm adds: group -> "module:Dataclass"."""
+    groups: dict[str, str] = {}
+    for name in algorithm_names():
+        for group, target in _REGISTRY[name].config_groups.items():
+            if groups.setdefault(group, target) != target:
+                raise ValueError(f"config group {group!r} is declared by two algorithms with different schemas")
+    return groups
+
+
+def load_attribute(target: str) -> Any:
+    """`"package.module:Name"` -> the object."""
+    module, _, attribute = target.partition(":")
+    if not attribute:
+        raise ValueError(f"{target!r} should name a module and an attribute as 'module:attribute'")
+    return getattr(importlib.import_module(module), attribute)

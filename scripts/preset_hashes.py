@@ -1,0 +1,36 @@
+"""Print the config hash of every built-in (task, profile, algorithm) preset, plus a few common
+overrides, as JSON: the record that tests/config/test_hash_stability.py holds the code to.
+
+`python scripts/preset_hashes.py > tests/config/preset_hashes.json` re-records it; only do that
+when a change is meant to re-hash existing runs (their directories would no longer be found).
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+# A few overrides people use, so the record covers more than the presets' own values.
+VARIANTS = ((), ("kl.target=null",), ("reward.dense=critic", "critic.backend=self"), ("seed=3",))
+PAPER_ALGOS = ("zero_shot", "supervised", "ppo", "nlpo", "supervised_ppo", "supervised_nlpo")
+
+
+def main() -> None:
+    from grue.config import config_hash, load_config
+    from tasks import task_names
+
+    record = {}
+    for task in task_names():
+        for profile in ("paper", "mini"):
+            for algo in PAPER_ALGOS:
+                for extra in VARIANTS:
+                    args = [f"task={task}", f"profile={profile}", f"algo={algo}", *extra]
+                    try:
+                        record[" ".join(args)] = config_hash(load_config(args))
+                    except Exception as err:  # a variant a task refuses is recorded as refused
+                        record[" ".join(args)] = f"refused: {type(err).__name__}"
+    json.dump(record, sys.stdout, indent=1, sort_keys=True)
+    print()
+
+
+if __name__ == "__main__":
+    main()
