@@ -33,6 +33,10 @@ _USER_ERRORS = {
     "grue.train.rl.trainer": ("NonFiniteError",),
     "grue.rewards.critic.template": ("TemplateError",),
     "grue.rewards.learned.comparisons": ("ComparisonsFormatError",),
+    "grue.storage.inputs": ("InputError",),
+    "grue.human.study": ("StudyError",),
+    "grue.human.crowd_import": ("ImportRefused",),
+    "grue.rewards.critic.dense_reward": ("CriticUnavailable",),
 }
 # What the filesystem says when a path is wrong, unwritable or full: the user's to fix, not a bug.
 _FILESYSTEM_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOTDIR,

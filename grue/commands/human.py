@@ -10,47 +10,45 @@
 """
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 from typing import Optional
 
 import typer
 
-from grue.commands.errors import fail
-from grue.commands.leaderboard import parse_pairs
+from grue.commands.arguments import choice, finite_number, own_pairs, required, whole_number
+from grue.commands.errors import GrueGroup, UsageError, fail
 
-human_app = typer.Typer(help="Human studies: rate or compare generations, import crowd results, analyse.",
-                        no_args_is_help=True)
+human_app = typer.Typer(cls=GrueGroup, help="Human studies: rate or compare generations, import crowd results, "
+                        "analyse.", no_args_is_help=True)
 Pairs = Optional[list[str]]
 
 
 def _options(args: Pairs, allowed: set[str]) -> dict[str, str]:
-    try:
-        return parse_pairs(args or [], allowed)
-    except typer.BadParameter as err:
-        fail(str(err))
+    return own_pairs(args, allowed)
 
 
-def _number(options: dict[str, str], key: str, default: int | None) -> int | None:
-    if key not in options:
-        return default
-    try:
-        value = int(options[key])
-    except ValueError:
-        fail(f"{key}={options[key]!r} is not a whole number")
-    if value < 0:
-        fail(f"{key}={value} must not be negative")
-    return value
+def _number(options: dict[str, str], key: str, default: int | None, minimum: int = 0) -> int | None:
+    return whole_number(options, key, default, minimum)
 
 
 def _study(options: dict[str, str]):
-    from grue.human.study import StudyError, load_study
+    from grue.human.study import load_study
 
-    if "study" not in options:
+    if not options.get("study"):
         fail("study=DIR is required")
-    try:
-        return load_study(Path(options["study"]))
-    except StudyError as err:
-        fail(str(err))
+    return load_study(Path(options["study"]))  # a StudyError is one line (GrueGroup)
+
+
+def _out_file(options: dict[str, str], study, example: str) -> Path:
+    """`out=`, refused when it is one of the study's own files or folder (the answers, the items)."""
+    from grue.storage.outputs import check_output_file
+
+    if not options.get("out"):
+        fail(f"out={example} is required")
+    out = Path(options["out"])
+    check_output_file(out, study.files)
+    return out
 
 
 @human_app.callback()
@@ -77,8 +75,9 @@ def make_study_command(args: Pairs = typer.Argument(None, help=(
         kind=options["kind"], task=options["task"],
         runs=tuple(Path(p) for p in options.get("runs", "runs").split(",") if p),
         algos=tuple(a for a in options.get("algos", "").split(",") if a),
-        samples=_number(options, "samples", None), raters_per_item=_number(options, "raters", 3),
-        pool=_number(options, "pool", None), gold=_number(options, "gold", 2), seed=_number(options, "seed", 0))
+        samples=_number(options, "samples", None, minimum=1), raters_per_item=_number(options, "raters", 3, minimum=1),
+        pool=_number(options, "pool", None, minimum=1), gold=_number(options, "gold", 2),
+        seed=_number(options, "seed", 0))
     try:
         study, tokens = make_study(Path(options["out"]), request)
     except (StudyError, ValueError) as err:
@@ -89,19 +88,31 @@ def make_study_command(args: Pairs = typer.Argument(None, help=(
                f"start the app with `grue human serve study={study.root}`")
 
 
+def _listen_address(host: str, port: int) -> None:
+    """Refuse a host this machine cannot listen on before the server starts (a port is range-checked
+    by its option)."""
+    try:
+        socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError, ValueError) as err:
+        raise UsageError(f"--host {host!r} is not an address or name of an interface here ({err}); use "
+                         "127.0.0.1 (this machine only) or 0.0.0.0 (all interfaces)") from None
+
+
 @human_app.command("serve")
 def serve_command(
     args: Pairs = typer.Argument(None, help="study=DIR"),
     host: str = typer.Option("127.0.0.1", "--host", help="Interface to listen on; 0.0.0.0 for raters elsewhere."),
-    port: int = typer.Option(8000, "--port", help="Port (0: any free one)."),
+    port: int = typer.Option(8000, "--port", min=0, max=65535, help="Port 1-65535 (0: any free one)."),
 ) -> None:
     """Serve the rating/comparison app until Ctrl-C; prints each rater's link."""
-    from grue.human.serve import serve
+    from grue.human.serve import rater_links, serve
 
     study = _study(_options(args, {"study"}))
+    rater_links(study.root)  # a missing or malformed links file is named before anything listens
+    _listen_address(host, port)
     try:
         serve(study.root, host, port, typer.echo)
-    except OSError as err:
+    except (OSError, OverflowError, ValueError) as err:
         fail(f"cannot listen on {host}:{port}: {err}")
 
 
@@ -116,15 +127,12 @@ def report_command(args: Pairs = typer.Argument(None, help=(
 
     options = _options(args, {"study", "qualify", "min_seconds", "alpha_level", "out"})
     study = _study(options)
-    qualify = options.get("qualify", "no")
-    level = options.get("alpha_level", "interval")
-    if qualify not in ("yes", "no"):
-        fail(f"qualify={qualify!r}: use yes|no")
-    if level not in LEVELS:
-        fail(f"alpha_level={level!r}: use {'|'.join(LEVELS)}")
+    qualify = choice(options, "qualify", ("yes", "no"), "no")
+    level = choice(options, "alpha_level", tuple(LEVELS), "interval")
     rules = _rules(options)
+    out = Path(options.get("out") or study.root / "report")
+    _check_report_dir(out, study)
     report = build_report(study, qualify=qualify == "yes", rules=rules, level=level)
-    out = Path(options.get("out", study.root / "report"))
     out.mkdir(parents=True, exist_ok=True)
     text = render_markdown(report)
     atomic_write_text(out / "report.md", text)
@@ -134,14 +142,24 @@ def report_command(args: Pairs = typer.Argument(None, help=(
     typer.echo(f"wrote {out / 'report.md'}, {out / 'report.html'}, {out / 'report.json'}")
 
 
+def _check_report_dir(out: Path, study) -> None:
+    """The report folder: the study's own `report/` or a new place, never the study folder itself or
+    one of its files (the report's three files would land beside, or over, the answers)."""
+    from grue.storage.outputs import refuse_input_as_output
+    from grue.storage.writable import check_writable_dir
+
+    if out.resolve() != (study.root / "report").resolve():
+        refuse_input_as_output(out, [study.root])
+        if out.resolve() in study.root.resolve().parents:
+            raise UsageError(f"out={out} holds the study {study.root}; choose a folder of its own")
+    check_writable_dir(out, "out")
+
+
 def _rules(options: dict[str, str]):
     """The qualification rules, with `min_seconds=` (the median reading time a rater needs) if given."""
     from grue.human.qualification import Rules
 
-    try:
-        return Rules(min_median_seconds=float(options.get("min_seconds", Rules.min_median_seconds)))
-    except ValueError:
-        fail(f"min_seconds={options['min_seconds']!r} is not a number")
+    return Rules(min_median_seconds=finite_number(options, "min_seconds", Rules.min_median_seconds))
 
 
 @human_app.command("export")
@@ -152,9 +170,8 @@ def export_command(args: Pairs = typer.Argument(None, help="study=DIR out=FILE.c
 
     options = _options(args, {"study", "out"})
     study = _study(options)
-    if "out" not in options:
-        fail("out=FILE.csv is required")
-    atomic_write_text(Path(options["out"]), batch_csv(study))
+    out = _out_file(options, study, "FILE.csv")
+    atomic_write_text(out, batch_csv(study))
     typer.echo(f"wrote {options['out']}: {len(study.items) * study.raters_per_item} assignments; "
                "import the platform's results with `grue human import`")
 
@@ -166,13 +183,16 @@ def import_command(args: Pairs = typer.Argument(None, help="study=DIR results=FI
 
     options = _options(args, {"study", "results", "platform"})
     study = _study(options)
-    if "results" not in options:
-        fail("results=FILE.csv is required")
+    results = Path(required(options, "results", "FILE.csv"))
+    platform = options.get("platform", "mturk").strip()
+    if not platform or ":" in platform:
+        raise UsageError(f"platform={platform!r}: a short name without ':' (raters become <platform>:<worker>)")
     try:
-        stored = import_results(study, Path(options["results"]), options.get("platform", "mturk"))
+        imported = import_results(study, results, platform)
     except ImportRefused as err:
         fail(str(err))
-    typer.echo(f"imported {stored} answers into {study.db_path}")
+    left_out = f"; {imported.rejected} rejected assignment(s) left out" if imported.rejected else ""
+    typer.echo(f"imported {imported.stored} answers into {study.db_path}{left_out}")
 
 
 @human_app.command("export-comparisons")
@@ -186,14 +206,13 @@ def export_comparisons_command(args: Pairs = typer.Argument(None, help=(
 
     options = _options(args, {"study", "out", "qualify", "min_seconds"})
     study = _study(options)
-    if "out" not in options:
-        fail("out=FILE.jsonl is required")
-    if options.get("qualify", "no") not in ("yes", "no"):
-        fail(f"qualify={options['qualify']!r}: use yes|no")
-    excluded = set(unqualified(choices_frame(study), "comparisons", _rules(options))) \
-        if options.get("qualify") == "yes" and study.kind == "comparisons" else set()
+    out = _out_file(options, study, "FILE.jsonl")
+    qualify = choice(options, "qualify", ("yes", "no"), "no")
+    rules = _rules(options)
+    excluded = set(unqualified(choices_frame(study), "comparisons", rules)) \
+        if qualify == "yes" and study.kind == "comparisons" else set()
     try:
-        written = export_comparisons(study, Path(options["out"]), excluded)
+        written = export_comparisons(study, out, excluded)
     except StudyError as err:
         fail(str(err))
     typer.echo(f"appended {written} comparisons to {options['out']}"

@@ -2,15 +2,21 @@
 
 Reads Mechanical Turk's batch-results layout (`WorkerId`, `WorkTimeInSeconds`, `AssignmentStatus`,
 `Input.<field>`, `Answer.<field>`); plain column names without the prefixes work too. The import
-is all or nothing: every row is checked first (known item, answers in range, no worker answering
-an item twice, nothing imported before), and one bad row stores nothing. Rejected assignments
-are skipped. Workers become raters named `<platform>:<worker id>`.
+is all or nothing: every row is checked first (known item, answers in range, a worker id, a finite
+time, no worker answering an item twice, nothing imported before), every problem is listed by the
+line an editor shows, and one bad row stores nothing. Rejected assignments are left out and counted.
+Workers become raters named `<platform>:<worker id>`.
+
+A comparison's `choice` is a position on the rater's screen. The row carries the texts shown at each
+position (`candidate_0`..), so the candidate behind a position is found by its text: a platform file
+without the `assignment` column, or with its slots renumbered, still maps every choice to the right
+system. Without the texts, the row's `assignment` slot gives the order, and must be one of the
+study's slots.
 """
 from __future__ import annotations
 
-import csv
-import io
 import json
+import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,10 +25,9 @@ from sqlalchemy import insert, select
 
 from grue.human.crowd_export import csv_order
 from grue.human.db import answers, open_database, raters
-from grue.human.study import Study
+from grue.human.study import Item, Study
 from grue.human.validate import AnswerRefused, parse_answer
-
-MAX_PROBLEMS_SHOWN = 5
+from grue.storage.inputs import InputError, Problems, csv_records
 
 
 class ImportRefused(ValueError):
@@ -35,6 +40,13 @@ class ImportedAnswer:
     item: str
     answer: dict[str, int | list[int]]
     seconds: float | None
+    line: int
+
+
+@dataclass(frozen=True)
+class Imported:
+    stored: int
+    rejected: int  # rows marked Rejected on the platform, left out
 
 
 def _field(row: dict[str, str], name: str, prefix: str) -> str | None:
@@ -42,9 +54,59 @@ def _field(row: dict[str, str], name: str, prefix: str) -> str | None:
     return value.strip() if isinstance(value, str) else None
 
 
-def _parse_row(study: Study, row: dict[str, str], platform: str) -> ImportedAnswer | None:
-    if (_field(row, "AssignmentStatus", "") or "").lower() == "rejected":
+def _shown_texts(row: dict[str, str], k: int) -> list[str] | None:
+    """The candidate texts the row showed, by position; None when the file does not carry them."""
+    texts = [row.get(f"Input.candidate_{p}", row.get(f"candidate_{p}")) for p in range(k)]
+    return None if any(t is None for t in texts) else texts
+
+
+def _order_from_texts(item: Item, texts: list[str], slot_order: list[int] | None) -> list[int]:
+    """The candidate index shown at each position, found by text. Identical texts are interchangeable,
+    so the slot's order settles them when it fits; any text that is no candidate's is refused."""
+    if slot_order is not None and all(item.candidates[i].text == t for i, t in zip(slot_order, texts)):
+        return slot_order
+    left = list(range(len(item.candidates)))
+    order = []
+    for position, text in enumerate(texts):
+        index = next((i for i in left if item.candidates[i].text == text), None)
+        if index is None:
+            raise AnswerRefused(f"candidate_{position}'s text is not one of {item.id}'s candidates "
+                                "(was the batch file edited, or is it another study's?)")
+        left.remove(index)
+        order.append(index)
+    return order
+
+
+def _comparison_order(study: Study, item: Item, row: dict[str, str]) -> list[int]:
+    assignment = _field(row, "assignment", "Input.")
+    slot_order = None
+    if assignment:
+        if not assignment.isdigit() or not 1 <= int(assignment) <= study.raters_per_item:
+            raise AnswerRefused(f"assignment {assignment!r} is not one of the study's slots "
+                                f"1..{study.raters_per_item}")
+        slot_order = csv_order(study, item, int(assignment))
+    texts = _shown_texts(row, len(item.candidates))
+    if texts is not None:
+        return _order_from_texts(item, texts, slot_order)
+    if slot_order is None:
+        raise AnswerRefused("neither the candidate texts nor the assignment slot: cannot tell which candidate "
+                            "was chosen (keep the Input.candidate_* or Input.assignment columns)")
+    return slot_order
+
+
+def _seconds(raw: str | None) -> float | None:
+    if not raw:
         return None
+    try:
+        value = float(raw)
+    except ValueError:
+        raise AnswerRefused(f"WorkTimeInSeconds {raw!r} is not a number") from None
+    if not 0 <= value < math.inf:
+        raise AnswerRefused(f"WorkTimeInSeconds {raw!r} is not a finite, non-negative number")
+    return value
+
+
+def _parse_row(study: Study, row: dict[str, str], platform: str, line: int) -> ImportedAnswer:
     worker, item_id = _field(row, "WorkerId", ""), _field(row, "item_id", "Input.")
     if not worker:
         raise AnswerRefused("no WorkerId")
@@ -53,58 +115,57 @@ def _parse_row(study: Study, row: dict[str, str], platform: str) -> ImportedAnsw
     item = study.items[item_id]
     names = study.axes if study.kind == "ratings" else ["choice"]
     fields = {name: value for name in names if (value := _field(row, name, "Answer.")) not in (None, "")}
-    assignment = _field(row, "assignment", "Input.") or "1"
-    if study.kind == "comparisons" and not assignment.isdigit():
-        raise AnswerRefused(f"assignment {assignment!r} is not a number")
-    order = csv_order(study, item, int(assignment)) if study.kind == "comparisons" else []
-    seconds = _field(row, "WorkTimeInSeconds", "")
-    try:
-        seconds_value = float(seconds) if seconds else None
-    except ValueError:
-        raise AnswerRefused(f"WorkTimeInSeconds {seconds!r} is not a number") from None
-    return ImportedAnswer(f"{platform}:{worker}", item_id, parse_answer(study, item, fields, order), seconds_value)
+    order = _comparison_order(study, item, row) if study.kind == "comparisons" else []
+    seconds = _seconds(_field(row, "WorkTimeInSeconds", ""))
+    return ImportedAnswer(f"{platform}:{worker}", item_id, parse_answer(study, item, fields, order), seconds, line)
 
 
-def import_results(study: Study, path: Path, platform: str = "mturk") -> int:
-    """Store every accepted row of `path`; returns how many answers were stored."""
+def _read(study: Study, path: Path, platform: str) -> tuple[list[ImportedAnswer], int, Problems]:
     try:
-        rows = list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8-sig"))))
-    except (OSError, UnicodeDecodeError, csv.Error) as err:
-        raise ImportRefused(f"cannot read {path}: {err}") from None
-    parsed: list[ImportedAnswer] = []
-    problems: list[str] = []
-    for number, row in enumerate(rows, start=2):  # line 1 is the header
-        try:
-            answer = _parse_row(study, row, platform)
-        except AnswerRefused as err:
-            problems.append(f"line {number}: {err}")
+        _, records = csv_records(path, "results CSV")
+    except InputError as err:
+        raise ImportRefused(f"nothing imported: {err}") from None
+    problems, parsed, rejected = Problems(path), [], 0
+    for record in records:
+        if (_field(record.values, "AssignmentStatus", "") or "").lower() == "rejected":
+            rejected += 1
             continue
-        if answer is not None:
-            parsed.append(answer)
-    seen: set[tuple[str, str]] = set()
+        try:
+            parsed.append(_parse_row(study, record.values, platform, record.line))
+        except AnswerRefused as err:
+            problems.add(record.line, str(err))
+    first: dict[tuple[str, str], int] = {}
     for answer in parsed:
         key = (answer.rater, answer.item)
-        if key in seen:
-            problems.append(f"{answer.rater} answered {answer.item} twice in this file")
-        seen.add(key)
+        if key in first:
+            problems.add(answer.line, f"{answer.rater} answered {answer.item} already on line {first[key]}")
+        first.setdefault(key, answer.line)
+    return parsed, rejected, problems
+
+
+def import_results(study: Study, path: Path, platform: str = "mturk") -> Imported:
+    """Store every accepted row of `path`, or nothing; says how many were stored and left out."""
+    parsed, rejected, problems = _read(study, path, platform)
+    if not parsed and not problems:
+        raise ImportRefused(f"{path}: nothing imported: no answers in the file ({rejected} rejected row(s) left out)")
     engine = open_database(study.db_path)
     try:
         with engine.begin() as conn:
             stored = {(r, i) for r, i in conn.execute(select(answers.c.rater_id, answers.c.item_id))}
-            problems += [f"{r} already has an answer for {i} (was this file imported before?)" for r, i in sorted(seen & stored)]
+            for answer in parsed:
+                if (answer.rater, answer.item) in stored:
+                    problems.add(answer.line, f"{answer.rater} already has an answer for {answer.item} "
+                                              "(was this file imported before?)")
             if problems:
-                shown = "; ".join(problems[:MAX_PROBLEMS_SHOWN])
-                more = f" (and {len(problems) - MAX_PROBLEMS_SHOWN} more)" if len(problems) > MAX_PROBLEMS_SHOWN else ""
-                raise ImportRefused(f"{path.name}: nothing imported: {shown}{more}")
+                raise ImportRefused(problems.message("nothing imported"))
             known = set(conn.execute(select(raters.c.id)).scalars())
             new = sorted({a.rater for a in parsed} - known)
             if new:
                 conn.execute(insert(raters), [{"id": r, "token_hash": None, "source": f"import:{path.name}"} for r in new])
             now = time.time()
-            if parsed:
-                conn.execute(insert(answers), [
-                    {"rater_id": a.rater, "item_id": a.item, "answer": json.dumps(a.answer), "seconds": a.seconds,
-                     "submitted_at": now, "source": f"import:{path.name}"} for a in parsed])
+            conn.execute(insert(answers), [
+                {"rater_id": a.rater, "item_id": a.item, "answer": json.dumps(a.answer), "seconds": a.seconds,
+                 "submitted_at": now, "source": f"import:{path.name}"} for a in parsed])
     finally:
         engine.dispose()
-    return len(parsed)
+    return Imported(len(parsed), rejected)

@@ -11,6 +11,9 @@ from pathlib import Path
 
 from sqlalchemy import (Column, Engine, Float, ForeignKey, Integer, MetaData, String, Table, Text,
                         UniqueConstraint, create_engine, event)
+from sqlalchemy.exc import DatabaseError, OperationalError
+
+from grue.human.study import StudyError, check_database
 
 BUSY_TIMEOUT_S = 30
 
@@ -52,7 +55,9 @@ answers = Table(
 
 
 def open_database(path: Path) -> Engine:
-    """The study's database engine, creating the tables on first use."""
+    """The study's database engine, creating the tables on first use. A file that is not a usable
+    SQLite database (corrupt, a folder, unreadable) is a StudyError naming it, not a driver traceback."""
+    check_database(Path(path))
     engine = create_engine(f"sqlite:///{path}", connect_args={"timeout": BUSY_TIMEOUT_S, "check_same_thread": False})
 
     @event.listens_for(engine, "connect")
@@ -66,5 +71,10 @@ def open_database(path: Path) -> Engine:
     def _begin_immediate(connection) -> None:
         connection.exec_driver_sql("BEGIN IMMEDIATE")
 
-    metadata.create_all(engine)
+    try:
+        metadata.create_all(engine)
+    except (DatabaseError, OperationalError) as err:
+        engine.dispose()
+        raise StudyError(f"{path}: cannot open the answers database ({err.orig or err}); restore it from a "
+                         "backup or check its permissions") from None
     return engine

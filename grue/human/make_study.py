@@ -19,7 +19,7 @@ from grue.human.db import open_database
 from grue.human.order import assign
 from grue.human.protocol import protocol_for
 from grue.human.study import LINKS_FILE, STUDY_FILE, Candidate, Item, Kind, Study, StudyError
-from grue.storage.atomic import atomic_write_text, read_jsonl
+from grue.storage.atomic import atomic_write_text
 
 PREDICTIONS = Path("predictions") / "test.jsonl"
 GOLD_SYSTEM = "gold"
@@ -61,10 +61,18 @@ def _one_run_per_algo(request: StudyRequest) -> list[Run]:
 
 
 def _predictions(run: Run) -> dict[str, dict]:
+    """id -> prediction row of a run's test split; a file with a line lacking its id, prompt or
+    generation (or of the wrong type) is refused with every such line, never half read."""
+    from grue.storage.inputs import Field, InputError, read_records
+
     path = run.path / PREDICTIONS
     if not path.exists():
         raise StudyError(f"{run.path} has no {PREDICTIONS}")
-    return {str(row["id"]): row for row in read_jsonl(path)}
+    try:
+        rows = read_records(path, (Field("id", (str, int)), Field("prompt"), Field("generation")), "predictions file")
+    except InputError as err:
+        raise StudyError(str(err)) from None
+    return {str(row["id"]): row for _, row in rows}
 
 
 def _shared_samples(runs: list[Run], request: StudyRequest, default: int) -> tuple[list[str], list[dict]]:

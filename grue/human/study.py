@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from grue.storage.atomic import atomic_write_json, atomic_write_jsonl, read_jsonl
+from grue.storage.atomic import atomic_write_json, atomic_write_jsonl
 
 Kind = Literal["ratings", "comparisons"]
 KINDS: tuple[str, ...] = ("ratings", "comparisons")
@@ -78,6 +78,11 @@ class Study:
     def db_path(self) -> Path:
         return self.root / DB_FILE
 
+    @property
+    def files(self) -> list[Path]:
+        """The study's own files and its folder: what no command may write over."""
+        return [self.root, *(self.root / name for name in (STUDY_FILE, ITEMS_FILE, LINKS_FILE, DB_FILE))]
+
     def judged_items(self) -> list[Item]:
         """The items whose answers are data (attention checks excluded)."""
         return [item for item in self.items.values() if item.gold is None]
@@ -96,19 +101,84 @@ class Study:
         atomic_write_jsonl(self.root / ITEMS_FILE, [asdict(item) for item in self.items.values()])
 
 
+_STUDY_FIELDS = {"kind": str, "task": str, "protocol": dict, "seed": int, "raters_per_item": int, "systems": dict}
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def _study_doc(root: Path) -> dict[str, Any]:
+    """study.json, checked for the shape this module reads (a hand-edited file must fail here, in one
+    line, rather than as a KeyError in whichever command reads the missing key first)."""
+    from grue.storage.inputs import InputError, read_text
+
+    path = root / STUDY_FILE
+    try:
+        doc = json.loads(read_text(path, "study file"))
+    except InputError as err:
+        raise StudyError(str(err)) from None
+    except json.JSONDecodeError as err:
+        raise StudyError(f"{path}: not JSON ({err.msg} at line {err.lineno})") from None
+    if not isinstance(doc, dict):
+        raise StudyError(f"{path}: a JSON {type(doc).__name__}, not an object")
+    for key, kind in _STUDY_FIELDS.items():
+        if not isinstance(doc.get(key), kind) or isinstance(doc.get(key), bool):
+            raise StudyError(f"{path}: '{key}' must be a {kind.__name__}, got {doc.get(key)!r:.60}")
+    if doc["kind"] not in KINDS:
+        raise StudyError(f"{path}: kind must be one of {', '.join(KINDS)}")
+    if doc["raters_per_item"] < 1:
+        raise StudyError(f"{path}: raters_per_item must be at least 1")
+    needed = ("axes", "scale", "show_prompt", "instructions") if doc["kind"] == "ratings" else ("show_prompt", "instructions")
+    missing = [k for k in needed if k not in doc["protocol"]]
+    if missing:
+        raise StudyError(f"{path}: the protocol lacks {', '.join(missing)}")
+    if any(not isinstance(info, dict) or "algo" not in info for info in doc["systems"].values()):
+        raise StudyError(f"{path}: every system needs an 'algo'")
+    return doc
+
+
+def _candidates_problem(row: dict[str, Any]) -> str | None:
+    candidates = row.get("candidates")
+    if not isinstance(candidates, list) or not candidates or not all(
+            isinstance(c, dict) and set(c) == {"system", "text"} and all(isinstance(v, str) for v in c.values())
+            for c in candidates):
+        return "'candidates' must be a list of {system, text} objects"
+    return None
+
+
+def _items(root: Path) -> dict[str, Item]:
+    from grue.storage.inputs import Field, InputError, read_records
+
+    try:
+        rows = read_records(root / ITEMS_FILE, (Field("id"), Field("sample_id"), Field("prompt")), "items file",
+                            check=_candidates_problem)
+    except InputError as err:
+        raise StudyError(str(err)) from None
+    return {row["id"]: Item.from_dict(row) for _, row in rows}
+
+
+def check_database(path: Path) -> None:
+    """The answers database, when it exists, is an SQLite file (not a folder, not something else)."""
+    if path.is_dir():
+        raise StudyError(f"{path} is a directory; the study's answers database must be a file")
+    if path.exists():
+        with open(path, "rb") as handle:
+            head = handle.read(len(SQLITE_HEADER))
+        if head and head != SQLITE_HEADER:
+            raise StudyError(f"{path} is not an SQLite database (corrupt or replaced); restore it from a backup")
+
+
 def load_study(root: Path | str) -> Study:
     """Read a study directory written by `make-study`; a missing or broken one is a StudyError."""
     root = Path(root)
-    try:
-        doc = json.loads((root / STUDY_FILE).read_text(encoding="utf-8"))
-        rows = read_jsonl(root / ITEMS_FILE)
-    except FileNotFoundError as err:
-        raise StudyError(f"{root} is not a study directory (missing {Path(err.filename).name}); "
-                         "create one with `grue human make-study`") from None
-    except (OSError, json.JSONDecodeError) as err:
-        raise StudyError(f"{root}: unreadable study files: {err}") from None
-    if doc.get("kind") not in KINDS:
-        raise StudyError(f"{root / STUDY_FILE}: kind must be one of {', '.join(KINDS)}")
-    items = {row["id"]: Item.from_dict(row) for row in rows}
-    return Study(root, doc["kind"], doc["task"], doc["protocol"], int(doc["seed"]), int(doc["raters_per_item"]),
+    if not root.is_dir() or not (root / STUDY_FILE).exists():
+        missing = STUDY_FILE if root.is_dir() else "the directory"
+        raise StudyError(f"{root} is not a study directory (missing {missing}); "
+                         "create one with `grue human make-study`")
+    doc = _study_doc(root)
+    items = _items(root)
+    systems = set(doc["systems"]) | {"gold"}
+    stray = next((i for i in items.values() if any(c.system not in systems for c in i.candidates)), None)
+    if stray is not None:
+        raise StudyError(f"{root / ITEMS_FILE}: item {stray.id} names a system that {STUDY_FILE} does not list")
+    check_database(root / DB_FILE)
+    return Study(root, doc["kind"], doc["task"], doc["protocol"], doc["seed"], doc["raters_per_item"],
                  doc["systems"], items)

@@ -9,7 +9,7 @@ import pytest
 
 from grue.human.comparisons_export import export_comparisons
 from grue.human.crowd_export import batch_csv
-from grue.human.crowd_import import ImportRefused, import_results
+from grue.human.crowd_import import Imported, ImportRefused, import_results
 from grue.human.frame import choices_frame, ratings_frame
 from grue.rewards.learned.comparisons import latest_answers, read_comparisons
 from human_fixtures import answer_all, build_study
@@ -58,7 +58,7 @@ def test_imported_ratings_land_beside_local_answers(tmp_path):
     answer_all(study, tokens["rater-01"], lambda item, order: {"sentiment": "5", "coherence": "5"})
     rows = [_mturk_row(r, f"W{r['assignment']}", {"sentiment": "2", "coherence": "3"}) for r in _batch(study)]
     rows[0]["AssignmentStatus"] = "Rejected"
-    assert import_results(study, _results(rows, tmp_path / "results.csv")) == len(rows) - 1
+    assert import_results(study, _results(rows, tmp_path / "results.csv")) == Imported(len(rows) - 1, rejected=1)
     frame = ratings_frame(study)
     assert set(frame["source"]) == {"local", "import:results.csv"}
     imported = frame[frame["source"] != "local"]
@@ -73,6 +73,8 @@ def test_imported_ratings_land_beside_local_answers(tmp_path):
     ({"WorkerId": ""}, "no WorkerId"),
     ({"Answer.coherence": ""}, "missing answer for coherence"),
     ({"WorkTimeInSeconds": "soon"}, "not a number"),
+    ({"WorkTimeInSeconds": "nan"}, "not a finite, non-negative number"),
+    ({"WorkTimeInSeconds": "-4"}, "not a finite, non-negative number"),
 ])
 def test_one_bad_row_imports_nothing(tmp_path, change, message):
     study, _ = build_study(tmp_path)
@@ -87,7 +89,7 @@ def test_importing_the_same_file_twice_is_refused(tmp_path):
     study, _ = build_study(tmp_path)
     path = _results([_mturk_row(r, "W1", {"sentiment": "2", "coherence": "3"}) for r in _batch(study)
                      if r["assignment"] == "1"], tmp_path / "results.csv")
-    assert import_results(study, path) == len(study.items)
+    assert import_results(study, path).stored == len(study.items)
     with pytest.raises(ImportRefused, match="imported before"):
         import_results(study, path)
     assert len(ratings_frame(study)) == 2 * len(study.items)
@@ -96,8 +98,38 @@ def test_importing_the_same_file_twice_is_refused(tmp_path):
 def test_a_worker_answering_an_item_twice_in_one_file_is_refused(tmp_path):
     study, _ = build_study(tmp_path)
     row = _mturk_row(_batch(study)[0], "W1", {"sentiment": "2", "coherence": "3"})
-    with pytest.raises(ImportRefused, match="twice"):
+    with pytest.raises(ImportRefused, match="line 3: mturk:W1 answered item-01 already on line 2"):
         import_results(study, _results([row, dict(row)], tmp_path / "results.csv"))
+
+
+def test_every_bad_row_is_listed_with_its_count_and_physical_line(tmp_path):
+    study, _ = build_study(tmp_path)
+    rows = [_mturk_row(r, f"W{r['assignment']}", {"sentiment": "2", "coherence": "3"}) for r in _batch(study)]
+    rows[0]["Input.prompt"] = "a prompt\nover two lines"  # record 1 spans lines 2-3; record 2 starts on line 4
+    for row in rows[1:8]:
+        row["Answer.sentiment"] = "9"
+    with pytest.raises(ImportRefused) as err:
+        import_results(study, _results(rows, tmp_path / "results.csv"))
+    assert "7 problems" in str(err.value) and "line 4: sentiment must be between 1 and 5" in str(err.value)
+    assert ratings_frame(study).empty
+
+
+@pytest.mark.parametrize("content", ["", "WorkerId,Input.item_id,Answer.sentiment\n"])
+def test_an_empty_or_header_only_results_file_is_refused(tmp_path, content):
+    study, _ = build_study(tmp_path)
+    path = tmp_path / "results.csv"
+    path.write_text(content)
+    with pytest.raises(ImportRefused, match="nothing imported"):
+        import_results(study, path)
+
+
+def test_a_utf16_results_file_says_to_resave_it_as_utf8(tmp_path):
+    study, _ = build_study(tmp_path)
+    rows = [_mturk_row(r, "W1", {"sentiment": "2", "coherence": "3"}) for r in _batch(study)[:3]]
+    path = _results(rows, tmp_path / "results.csv")
+    path.write_bytes(path.read_text().encode("utf-16"))
+    with pytest.raises(ImportRefused, match="not UTF-8 .looks like UTF-16.*re-save as UTF-8"):
+        import_results(study, path)
 
 
 def test_imported_comparison_choices_map_back_through_the_rows_candidate_order(tmp_path):
@@ -111,6 +143,43 @@ def test_imported_comparison_choices_map_back_through_the_rows_candidate_order(t
     picked = judged.loc[~judged["gold"], "chosen"].map(lambda s: study.systems[s]["algo"])
     assert set(picked) == {"nlpo"}  # the cheerful texts are nlpo's in the fixture
     assert judged.loc[judged["gold"], "correct"].all()
+
+
+def _cheerful_choices(study, edit):
+    """Every batch row answered with the cheerful candidate's position, then passed through `edit`
+    (what a platform's export may do to the columns)."""
+    rows = []
+    for r in _batch(study):
+        position = _pick([r[f"candidate_{i}"] for i in range(3)], "cheerful")
+        rows.append(edit(_mturk_row(r, f"W{r['assignment']}", {"choice": str(position)})))
+    return rows
+
+
+@pytest.mark.parametrize("edit", [
+    lambda row: {k: v for k, v in row.items() if k != "Input.assignment"},  # the platform dropped the column
+    lambda row: {**row, "Input.assignment": str(4 - int(row["Input.assignment"]))},  # slots renumbered
+])
+def test_comparison_choices_follow_the_texts_the_rater_saw_whatever_the_slot_column(tmp_path, edit):
+    study, _ = build_study(tmp_path, kind="comparisons", algos=("zero_shot", "ppo", "nlpo"))
+    import_results(study, _results(_cheerful_choices(study, edit), tmp_path / "results.csv"))
+    judged = choices_frame(study)
+    assert set(judged.loc[~judged["gold"], "chosen"].map(lambda s: study.systems[s]["algo"])) == {"nlpo"}
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda row: {**row, "Input.assignment": "7"}, "assignment '7' is not one of the study's slots 1..3"),
+    (lambda row: {**row, "Input.candidate_1": "a text nobody generated"}, "candidate_1's text is not one of"),
+    (lambda row: {k: v for k, v in row.items() if not k.startswith(("Input.candidate_", "Input.assignment"))},
+     "cannot tell which candidate was chosen"),
+])
+def test_a_comparison_row_whose_order_cannot_be_known_imports_nothing(tmp_path, edit, message):
+    study, _ = build_study(tmp_path, kind="comparisons", algos=("zero_shot", "ppo", "nlpo"))
+    rows = _cheerful_choices(study, lambda row: row)
+    rows[4] = edit(rows[4])
+    rows = [{k: row.get(k, "") for k in rows[4]} for row in rows]  # one header for every row
+    with pytest.raises(ImportRefused, match=message):
+        import_results(study, _results(rows, tmp_path / "results.csv"))
+    assert choices_frame(study).empty
 
 
 def test_comparisons_export_to_the_learned_reward_file(tmp_path):

@@ -79,7 +79,7 @@ def test_export_and_import_round_trip_through_the_cli(tmp_path):
     (("make-study", "kind=votes", "task=imdb", "out=x"), "kind='votes': use ratings|comparisons"),
     (("make-study", "kind=ratings", "task=imdb"), "out= is required"),
     (("make-study", "kind=ratings", "task=imdb", "out=x", "samples=many"), "samples='many' is not a whole number"),
-    (("make-study", "kind=ratings", "task=imdb", "out=x", "colour=red"), "unknown key 'colour'"),
+    (("make-study", "kind=ratings", "task=imdb", "out=x", "colour=red"), "unknown argument colour="),
     (("report", "study=/nonexistent/study"), "is not a study directory"),
     (("report",), "study=DIR is required"),
     (("serve", "study=/nonexistent/study"), "is not a study directory"),
@@ -93,7 +93,8 @@ def test_report_and_export_refusals_name_the_problem(tmp_path):
     assert "qualify='maybe'" in refuse("report", f"study={study.root}", "qualify=maybe")
     assert "alpha_level='fuzzy'" in refuse("report", f"study={study.root}", "alpha_level=fuzzy")
     assert "only comparisons studies" in refuse("export-comparisons", f"study={study.root}", f"out={tmp_path / 'c.jsonl'}")
-    assert "cannot read" in refuse("import", f"study={study.root}", f"results={tmp_path / 'missing.csv'}")
+    assert "missing.csv: no such results CSV" in refuse("import", f"study={study.root}",
+                                                        f"results={tmp_path / 'missing.csv'}")
 
 
 def test_board_writes_the_human_page(tmp_path):

@@ -51,7 +51,7 @@ def test_a_torn_last_line_is_skipped_and_the_next_append_starts_clean(tmp_path):
         handle.write('{"query_id": "q2", "pro')  # killed mid-append
     assert [r.query_id for r in read_comparisons(path)] == ["q1"]
     append_comparisons(path, [query("q3")])
-    with pytest.raises(ComparisonsFormatError, match=":2: not JSON"):  # no longer last: now it is an error
+    with pytest.raises(ComparisonsFormatError, match="line 2: not JSON"):  # no longer last: now it is an error
         read_comparisons(path)
 
 
@@ -63,6 +63,9 @@ def test_a_torn_last_line_is_skipped_and_the_next_append_starts_clean(tmp_path):
     ({"candidates": [{"text": "x", "source": "m"}]}, "at least 2"),
     ({"chosen": True, "labeler": "a"}, "wrong type"),
     ({"schema_version": 2}, "schema_version"),
+    ({"chosen": 1, "labeler": " "}, "'labeler' is empty"),
+    ({"chosen": 1, "labeler": "a", "time_s": float("nan")}, "not a finite, non-negative"),
+    ({"chosen": 1, "labeler": "a", "time_s": -3}, "not a finite, non-negative"),
 ])
 def test_malformed_records_are_refused_with_file_and_line(tmp_path, change, message):
     path = tmp_path / "c.jsonl"
@@ -70,4 +73,24 @@ def test_malformed_records_are_refused_with_file_and_line(tmp_path, change, mess
     path.write_text(json.dumps(query("q0").to_json()) + "\n" + json.dumps(row) + "\n")
     with pytest.raises(ComparisonsFormatError, match=message) as err:
         read_comparisons(path)
-    assert f"{path}:2" in str(err.value)
+    assert f"{path}: 1 problem: line 2:" in str(err.value)
+
+
+def test_every_bad_line_is_listed_with_the_count(tmp_path):
+    path = tmp_path / "c.jsonl"
+    good = json.dumps(query("q0").to_json())
+    path.write_text("\n".join([good, "not json", good, '"a string"', json.dumps({"query_id": "x"})]) + "\n")
+    with pytest.raises(ComparisonsFormatError) as err:
+        read_comparisons(path)
+    message = str(err.value)
+    assert "3 problems" in message
+    assert all(f"line {n}:" in message for n in (2, 4, 5)) and "line 1:" not in message
+
+
+def test_a_file_that_is_not_utf8_says_so_instead_of_a_decode_traceback(tmp_path):
+    from grue.storage.inputs import InputError
+
+    path = tmp_path / "c.jsonl"
+    path.write_bytes((json.dumps(query("q0").to_json()) + "\n").encode("utf-16"))
+    with pytest.raises(InputError, match="not UTF-8 .looks like UTF-16"):
+        read_comparisons(path)

@@ -69,7 +69,9 @@ class Comparison:
 
 
 def _fail(where: str, why: str) -> ComparisonsFormatError:
-    return ComparisonsFormatError(f"{where}: {why} (format: docs/learned_rewards.md)")
+    err = ComparisonsFormatError(f"{where}: {why} (format: docs/learned_rewards.md)")
+    err.why = why  # the problem alone, for a file's list of problems by line
+    return err
 
 
 def _optional(row: dict, key: str, kind: type | tuple[type, ...], where: str) -> Any:
@@ -110,7 +112,11 @@ def parse_comparison(row: Any, where: str = "record") -> Comparison:
     labeler = _optional(row, "labeler", str, where)
     if chosen is not None and labeler is None:
         raise _fail(where, "an answered record needs a 'labeler'")
+    if labeler is not None and not labeler.strip():
+        raise _fail(where, "'labeler' is empty: name the person or mock labeler who answered")
     time_s = _optional(row, "time_s", (int, float), where)
+    if time_s is not None and not 0 <= time_s < float("inf"):
+        raise _fail(where, f"'time_s' {time_s} is not a finite, non-negative number of seconds")
     return Comparison(row["query_id"], row["prompt"], tuple(candidates), _optional(row, "task", str, where),
                       _optional(row, "sample_id", str, where), chosen,
                       tuple(ranking) if ranking is not None else None, labeler,
@@ -118,25 +124,24 @@ def parse_comparison(row: Any, where: str = "record") -> Comparison:
                       _optional(row, "created", str, where) or "")
 
 
-def read_comparisons(path: Path) -> list[Comparison]:
-    """Every record in file order. A line that is not valid JSON is an error, except a torn last
-    line (no trailing newline: a writer killed mid-append), which is skipped."""
+def read_comparisons(path: Path, required: bool = False) -> list[Comparison]:
+    """Every record in file order; a missing file holds none unless it is `required` (an input). Every
+    line that is not a valid record is reported at once, by line number; a torn last line (no trailing
+    newline: a writer killed mid-append) is skipped."""
+    from grue.storage.inputs import Problems, jsonl_objects
+
     path = Path(path)
-    if not path.exists():
+    if not path.exists() and not required:
         return []
-    text = path.read_text(encoding="utf-8")
-    lines = text.split("\n")
+    problems = Problems(path)
     records = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
+    for number, row in jsonl_objects(path, "comparisons file", torn_tail_ok=True, problems=problems):
         try:
-            row = json.loads(line)
-        except json.JSONDecodeError as err:
-            if number == len(lines) and not text.endswith("\n"):
-                break  # torn last line
-            raise _fail(f"{path}:{number}", f"not JSON ({err.msg})") from None
-        records.append(parse_comparison(row, f"{path}:{number}"))
+            records.append(parse_comparison(row, f"{path}:{number}"))
+        except ComparisonsFormatError as err:
+            problems.add(number, err.why)
+    if problems:
+        raise ComparisonsFormatError(problems.message() + " (format: docs/learned_rewards.md)")
     return records
 
 

@@ -3,17 +3,26 @@
 Export: one row per query, columns `query_id`, `prompt`, `candidate_0` .. `candidate_{k-1}` (what a
 task template shows). Import: one row per answer, with the query id, the chosen index (0-based),
 the worker and the seconds taken; either grue's column names or Amazon Mechanical Turk's result
-columns (`Input.query_id`, `Answer.chosen`, `WorkerId`, `WorkTimeInSeconds`, `Answer.notes`).
-The query's prompt and candidates come from the queries file, never from the CSV, so an edited or
-truncated export cannot change what was compared.
+columns (`Input.query_id`, `Answer.chosen`, `WorkerId`, `WorkTimeInSeconds`, `Answer.notes`,
+`AssignmentStatus`). The query's prompt and candidates come from the queries file, never from the
+CSV, so an edited or truncated export cannot change what was compared.
+
+The import is all or nothing and checks every row first: a known query, a chosen index in range, a
+worker id, a finite non-negative time. Rows the requester marked Rejected on the platform are left
+out (and counted), since a rejected answer is one the requester judged not to be data.
 """
 from __future__ import annotations
 
 import csv
+import io
+import math
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Optional, Sequence
 
 from grue.rewards.learned.comparisons import Comparison
+from grue.storage.atomic import atomic_write_text
+from grue.storage.inputs import InputError, Problems, csv_records
 
 COLUMNS = {  # field -> accepted column names, grue's first
     "query_id": ("query_id", "Input.query_id"),
@@ -21,45 +30,83 @@ COLUMNS = {  # field -> accepted column names, grue's first
     "labeler": ("labeler", "WorkerId"),
     "time_s": ("time_s", "WorkTimeInSeconds"),
     "notes": ("notes", "Answer.notes"),
+    "status": ("status", "AssignmentStatus"),
 }
+REQUIRED = ("query_id", "chosen", "labeler")
 
 
 def export_queries_csv(queries: Sequence[Comparison], path: Path) -> None:
     k = max(q.k for q in queries)
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["query_id", "prompt", *[f"candidate_{i}" for i in range(k)]])
-        for q in queries:
-            writer.writerow([q.query_id, q.prompt, *[c.text for c in q.candidates], *[""] * (k - q.k)])
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["query_id", "prompt", *[f"candidate_{i}" for i in range(k)]])
+    for q in queries:
+        writer.writerow([q.query_id, q.prompt, *[c.text for c in q.candidates], *[""] * (k - q.k)])
+    atomic_write_text(path, out.getvalue())
 
 
-def _column(header: Sequence[str], field: str, path: Path, required: bool = True) -> str | None:
-    found = next((name for name in COLUMNS[field] if name in header), None)
-    if found is None and required:
-        raise ValueError(f"{path}: no {' or '.join(COLUMNS[field])} column")
-    return found
+@dataclass(frozen=True)
+class ImportedAnswers:
+    answers: list[Comparison]
+    rejected: int  # rows marked Rejected on the platform, left out
 
 
-def import_answers_csv(path: Path, queries: Sequence[Comparison]) -> list[Comparison]:
-    """Answer records for the rows of a results CSV (in file order)."""
+def _columns(header: Sequence[str], path: Path) -> dict[str, Optional[str]]:
+    cols = {f: next((name for name in names if name in header), None) for f, names in COLUMNS.items()}
+    missing = [" or ".join(COLUMNS[f]) for f in REQUIRED if cols[f] is None]
+    if missing:
+        raise InputError(f"{path}: no {'; no '.join(missing)} column (the header has {', '.join(header)})")
+    return cols
+
+
+def _seconds(raw: str) -> Optional[float]:
+    """A row's time in seconds (None when blank); ValueError says why it is not one."""
+    if not raw.strip():
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"time {raw!r} is not a number of seconds") from None
+    if not 0 <= value < math.inf:
+        raise ValueError(f"time {raw!r} is not a finite, non-negative number of seconds")
+    return value
+
+
+def import_answers_csv(path: Path, queries: Sequence[Comparison]) -> ImportedAnswers:
+    """Answer records for the rows of a results CSV (in file order), or an InputError listing every
+    bad row by its line number."""
+    path = Path(path)
+    header, records = csv_records(path, "results CSV")
+    cols = _columns(header, path)
     by_id = {q.query_id: q for q in queries}
-    with open(path, newline="", encoding="utf-8-sig") as handle:
-        reader = csv.DictReader(handle)
-        header = reader.fieldnames or []
-        cols = {f: _column(header, f, path, required=f in ("query_id", "chosen", "labeler")) for f in COLUMNS}
-        answers = []
-        for number, row in enumerate(reader, start=2):
-            where = f"{path}:{number}"
-            query = by_id.get(row[cols["query_id"]])
-            if query is None:
-                raise ValueError(f"{where}: query {row[cols['query_id']]!r} is not in the queries file")
-            try:
-                chosen = int(row[cols["chosen"]])
-            except ValueError:
-                raise ValueError(f"{where}: chosen {row[cols['chosen']]!r} is not a candidate index") from None
-            if not 0 <= chosen < query.k:
-                raise ValueError(f"{where}: chosen {chosen} is not a candidate index (0..{query.k - 1})")
-            time_s = row.get(cols["time_s"] or "", "") or None
-            answers.append(query.answer(chosen, row[cols["labeler"]], time_s=float(time_s) if time_s else None,
-                                        notes=row.get(cols["notes"] or "", "") or ""))
-    return answers
+    problems, answers, rejected = Problems(path), [], 0
+    for record in records:
+        row = {f: record.values.get(c, "") if c else "" for f, c in cols.items()}
+        if row["status"].strip().lower() == "rejected":
+            rejected += 1
+            continue
+        query = by_id.get(row["query_id"].strip())
+        if query is None:
+            problems.add(record.line, f"query {row['query_id']!r} is not in the queries file")
+            continue
+        if not row["labeler"].strip():
+            problems.add(record.line, f"no worker id in {cols['labeler']}")
+            continue
+        try:
+            chosen = int(row["chosen"])
+        except ValueError:
+            problems.add(record.line, f"chosen {row['chosen']!r} is not a candidate index")
+            continue
+        if not 0 <= chosen < query.k:
+            problems.add(record.line, f"chosen {chosen} is not a candidate index (0..{query.k - 1})")
+            continue
+        try:
+            seconds = _seconds(row["time_s"])
+        except ValueError as err:
+            problems.add(record.line, str(err))
+            continue
+        answers.append(query.answer(chosen, row["labeler"].strip(), time_s=seconds, notes=row["notes"]))
+    problems.raise_if_any("nothing imported")
+    if not answers:
+        raise InputError(f"{path}: no answers to import ({rejected} rejected row(s) left out)")
+    return ImportedAnswers(answers, rejected)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
@@ -19,6 +18,7 @@ import torch
 
 from grue.rewards.learned.rng import isolated_rng
 from grue.storage.atomic import atomic_write_json, atomic_write_jsonl
+from grue.storage.outputs import replace_directory
 
 MODEL_FILE = "reward_model.json"  # present only in a complete reward-model directory
 
@@ -101,11 +101,12 @@ class RewardModel(torch.nn.Module):
     # -- directory ---------------------------------------------------------------------------------
     def save(self, directory: Path, logs: Optional[dict[str, list[dict]]] = None) -> None:
         """Weights, tokenizer, head, `logs` (file name -> JSONL rows), gain/bias and training facts;
-        `reward_model.json` is written last, so a directory without it is incomplete (a save that was
-        killed) and is never loaded."""
-        directory = Path(directory)
-        if directory.exists():
-            shutil.rmtree(directory)
+        `reward_model.json` is written last, so a directory without it is incomplete and is never loaded.
+        The new model is written beside `directory` and swapped in whole, so a retrain killed mid-save
+        leaves the previous model in place."""
+        replace_directory(Path(directory), lambda tmp: self._write(tmp, logs))
+
+    def _write(self, directory: Path, logs: Optional[dict[str, list[dict]]]) -> None:
         self.backbone.save_pretrained(directory)  # a model directory in its own right (config.json at the top)
         self.tokenizer.save_pretrained(directory)
         torch.save(self.head.state_dict(), directory / "head.pt")

@@ -1,0 +1,93 @@
+"""Rules across fields of the newer config groups (learned rewards, label schedules, the dense critic).
+
+Each field's own range is checked by its schema rule; these are the combinations that pass field by
+field but cannot mean anything: a schedule with nobody to label, a critic setting no run will read,
+two kinds of labeler noise at once. They are checked when the config is loaded, so `grue config`
+refuses what `grue run` would, before any model is loaded; each problem names both keys.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any, Iterator, Mapping, Optional
+from urllib.parse import urlparse
+
+URL_SCHEMES = ("http", "https")
+
+
+def corpus_level_metrics() -> frozenset[str]:
+    """Metrics with a corpus value only (no value per generation), so no reward of one episode:
+    the diversity statistics and perplexity."""
+    from grue.metrics.diversity import NAMES
+
+    return frozenset(NAMES) | {"perplexity"}
+
+
+def reward_metrics(name: str) -> tuple[str, ...]:
+    """The metrics a metric-based reward adds up (a composite's parts, or the metric itself)."""
+    from grue.rewards.metric_reward import COMPOSITES
+
+    return tuple(COMPOSITES.get(name, {name: 1.0}))
+
+
+def per_sample_problem(key: str, name: Optional[str]) -> Optional[str]:
+    """Why reward `name` (given as `key`) cannot score one generation at a time, or None."""
+    corpus = [m for m in reward_metrics(name or "") if m in corpus_level_metrics()]
+    if not corpus:
+        return None
+    return (f"{key}={name}: {', '.join(corpus)} is a corpus-level metric (one value for a whole set of "
+            "generations), so it cannot score one generation; choose a per-sample metric or reward")
+
+
+def _labeler_problems(r: Mapping[str, Any]) -> Iterator[str]:
+    if r["schedule"] and not r["labeler"]:
+        yield (f"reward.schedule={r['schedule']} needs reward.labeler=<a registered reward as the mock "
+               "labeler's oracle, e.g. sentiment>")
+    if r["schedule"] and r["name"] != "learned":
+        yield (f"reward.schedule={r['schedule']} trains a reward model for reward.name=learned, not "
+               f"reward.name={r['name']}")
+    if r["labeler_temperature"] > 0 and r["labeler_error_rate"] > 0:
+        yield (f"reward.labeler_temperature={r['labeler_temperature']:g} and reward.labeler_error_rate="
+               f"{r['labeler_error_rate']:g}: the mock labeler takes one kind of noise; set the other to 0")
+    if r["initial_labels"] is not None and r["initial_labels"] > r["labels"]:
+        yield (f"reward.initial_labels={r['initial_labels']} exceeds reward.labels={r['labels']} "
+               "(the whole label budget)")
+    if r["schedule"] and r["rounds"] > r["labels"]:
+        yield (f"reward.rounds={r['rounds']} exceeds reward.labels={r['labels']}: every round needs at least "
+               "one new label")
+    for key in ("name", "labeler"):
+        problem = per_sample_problem(f"reward.{key}", r[key])
+        if problem:
+            yield problem
+
+
+def _critic_defaults() -> dict[str, Any]:
+    from grue.config.schema import CriticConfig
+
+    return asdict(CriticConfig())
+
+
+def _critic_problems(values: Mapping[str, Any]) -> Iterator[str]:
+    critic, dense = values["critic"], values["reward"]["dense"]
+    if dense != "critic":
+        changed = [k for k, v in _critic_defaults().items() if critic.get(k) != v]
+        if changed:
+            yield (f"critic.{changed[0]} is set but reward.dense is {dense or 'not set'}: critic.* settings are read only "
+                   "with reward.dense=critic (set it, or drop the critic settings)")
+        return
+    from grue.train.registry import optimises_reward, rl_algorithm_names
+
+    if not optimises_reward(values["algo"]):
+        yield (f"reward.dense=critic with algo={values['algo']}: only algorithms that optimise a reward "
+               f"({', '.join(rl_algorithm_names())}) ask the critic, so it would never be asked")
+    url = critic["base_url"]
+    if url:
+        parsed = urlparse(url)
+        if parsed.scheme not in URL_SCHEMES or not parsed.netloc:
+            yield (f"critic.base_url={url}: give an http:// or https:// address with a host, e.g. "
+                   "http://localhost:8000/v1 (critic.backend=http)")
+
+
+def cross_field_problems(values: Mapping[str, Any]) -> Iterator[str]:
+    """Every cross-field problem of a resolved config (`OmegaConf.to_container(cfg, resolve=True)`)."""
+    yield from _labeler_problems(values["reward"])
+    yield from _critic_problems(values)
