@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import importlib
 import os
+import pkgutil
 from importlib.metadata import entry_points
 
 ENV_VAR = "GRUE_PLUGINS"
@@ -26,6 +27,19 @@ class PluginError(ImportError):
 
 
 _loaded: set[str] = set()
+_scanned: set[str] = set()
+
+
+def import_package_modules(package: str) -> None:
+    """Import every module of a package (not its sub-packages), once: how registries find the modules
+    that register into them, instead of keeping a list of them."""
+    if package in _scanned:
+        return
+    _scanned.add(package)
+    root = importlib.import_module(package)
+    for module in pkgutil.iter_modules(root.__path__):
+        if not module.ispkg:
+            importlib.import_module(f"{package}.{module.name}")
 _loading = False
 
 

@@ -49,6 +49,9 @@ _NLPO_MU30 = {"nlpo": {"top_p": 0.9, "update_every": 30}}  # reference t5_nlpo_o
 
 TASK = TaskSpec(
     name="cnn_dailymail",
+    short="CNN/DM",
+    order=3,  # GRUE Table 1 order
+    grue_task=True,
     title="CNN/DailyMail news summarisation",
     source="grue_spec.md 2.3 (paper B.5, Tables 16-19); anchors.md 1.4 (reference CNN/DM configs)",
     task_metrics=("summaczs", "rouge1", "rouge2", "rougeL", "rougeLsum", "meteor", "bleu"),  # Table 1

@@ -47,6 +47,9 @@ _NLPO = {"nlpo": {"top_p": 0.9, "update_every": 20}}  # Table 11: top mask ratio
 
 TASK = TaskSpec(
     name="commongen",
+    short="CommonGen",
+    order=2,  # GRUE Table 1 order
+    grue_task=True,
     title="CommonGen generative commonsense (concept set to sentence)",
     source="grue_spec.md 2.2 (paper B.4, Tables 11-13); anchors.md 1.4 (reference CommonGen configs)",
     task_metrics=("cider", "rouge2", "rougeL", "bleu3", "bleu4", "meteor", "coverage"),  # Table 1

@@ -54,6 +54,9 @@ _NLPO = {"nlpo": {"top_p": 0.9, "update_every": 20}}  # Table 32: top mask ratio
 
 TASK = TaskSpec(
     name="dailydialog",
+    short="DailyDialog",
+    order=7,  # GRUE Table 1 order
+    grue_task=True,
     title="DailyDialog next-utterance generation",
     source="grue_spec.md 2.7 (paper B.9, Tables 32-33); anchors.md 1.4 (reference DailyDialog configs)",
     task_metrics=("meteor", "intent_accuracy"),  # Table 1

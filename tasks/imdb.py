@@ -43,6 +43,9 @@ _NLPO_MINI = {"nlpo": {"top_p": 0.9, "min_tokens_to_keep": 100, "update_every": 
 
 TASK = TaskSpec(
     name="imdb",
+    short="IMDB",
+    order=1,  # GRUE Table 1 order
+    grue_task=True,
     title="IMDB positive sentiment continuation",
     source="grue_spec.md 2.1 (paper B.3, Table 4); anchors.md 1.4 (reference IMDB configs)",
     task_metrics=("sentiment",),

@@ -52,6 +52,9 @@ _NLPO = {"nlpo": {"top_p": 0.9, "update_every": 20}}  # Table 27: top mask ratio
 
 TASK = TaskSpec(
     name="narrativeqa",
+    short="NarrQA",
+    order=6,  # GRUE Table 1 order
+    grue_task=True,
     title="NarrativeQA abstractive question answering",
     source="grue_spec.md 2.5 (paper B.7, Tables 27-28); anchors.md 1.4 (reference NarrativeQA configs)",
     task_metrics=("rouge1", "rouge2", "rougeL", "rougeLsum", "rougeL_max", "meteor", "bleu", "sacrebleu"),  # Table 1

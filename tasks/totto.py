@@ -53,6 +53,9 @@ _NLPO = {"nlpo": {"top_p": 0.9, "update_every": 20}}  # Table 22: top mask ratio
 
 TASK = TaskSpec(
     name="totto",
+    short="ToTTo",
+    order=4,  # GRUE Table 1 order
+    grue_task=True,
     title="ToTTo controlled table-to-text",
     source="grue_spec.md 2.4 (paper B.6, Tables 22-24); anchors.md 1.4 (reference ToTTo configs)",
     task_metrics=("sacrebleu", "parent"),  # Table 1

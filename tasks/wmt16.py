@@ -50,6 +50,9 @@ _NLPO = {"nlpo": {"top_p": 0.5, "update_every": 20}}  # Table 29: top mask ratio
 
 TASK = TaskSpec(
     name="wmt16",
+    short="WMT16",
+    order=5,  # GRUE Table 1 order
+    grue_task=True,
     title="WMT16 English-to-German machine translation",
     source="grue_spec.md 2.6 (paper B.8, Tables 29-31); anchors.md 1.4 (reference IWSLT2017 configs)",
     task_metrics=("ter", "chrf", "rouge1", "rouge2", "rougeL", "rougeLsum", "meteor", "sacrebleu", "bleu"),  # Table 1

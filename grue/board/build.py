@@ -21,7 +21,7 @@ from grue.board.questions import answer_questions
 from grue.board.reference import PAPER, reference_frame
 from grue.board.scores import entry_scores, fit_pools, seed_scores
 from grue.board.selection import chosen_entries, report_splits, select
-from grue.results.schema import TASKS
+from grue.board.task_info import ordered_tasks
 
 RUNS = "runs"  # the `source` of the user's own rows
 
@@ -58,8 +58,7 @@ class Board:
 
     @property
     def tasks(self) -> list[str]:
-        present = set(self.agg["task"])
-        return [t for t in TASKS if t in present]
+        return ordered_tasks(self.agg["task"])
 
 
 def build_board(run_dirs: Sequence[Path], options: BoardOptions | None = None) -> Board:

@@ -16,7 +16,8 @@ import pandas as pd
 
 from grue.board.aggregate import ROW_KEYS
 from grue.board.collect import Run
-from grue.board.metric_info import TASK_METRICS, higher_is_better
+from grue.board.metric_info import higher_is_better
+from grue.board.task_info import task_metrics
 
 TRAIN_FIELDS: tuple[str, ...] = ("tokens", "reward_mean", "kl", "kl_coef")  # `tokens`: generated this iteration
 CHECKPOINT_COLUMNS: list[str] = ROW_KEYS + ["seed", "metric", "last_iteration", "last_value", "best_iteration",
@@ -87,7 +88,7 @@ def band(frame: pd.DataFrame, x: str, y: str, keys: list[str]) -> pd.DataFrame:
 
 def primary_metric(task: str, metrics: set[str]) -> str | None:
     """The metric a checkpoint is judged by: the task's first Table 1 task metric that was logged."""
-    for metric in TASK_METRICS.get(task, ()):
+    for metric in task_metrics(task):
         if metric in metrics:
             return metric
     return sorted(metrics)[0] if metrics else None

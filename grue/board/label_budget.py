@@ -14,7 +14,7 @@ from typing import Any, Sequence
 import pandas as pd
 
 from grue.board.collect import Run
-from grue.board.metric_info import TASK_METRICS
+from grue.board.task_info import task_metrics
 
 POINT_COLUMNS = ["profile", "algo", "schedule", "labels", "n", "mean", "std", "rm_accuracy"]
 LEVEL_COLUMNS = ["profile", "algo", "reward", "setting_label", "n", "mean", "std"]
@@ -22,7 +22,7 @@ LEVEL_COLUMNS = ["profile", "algo", "reward", "setting_label", "n", "mean", "std
 
 def oracle_metric(task: str) -> str | None:
     """The metric the curve plots: the task's first task metric (IMDB: sentiment)."""
-    metrics = TASK_METRICS.get(task, ())
+    metrics = task_metrics(task)
     return metrics[0] if metrics else None
 
 

@@ -1,55 +1,32 @@
-"""What the board knows about metrics on its own: direction and GRUE Table 1 grouping.
+"""What the board knows about metrics on its own: direction, counts, and the order of columns.
 
-Runs carry a `higher_is_better` map in results.json and that always wins; this table is the
-fallback for metric names from DESIGN.md section 4 (and for the paper's reference rows, which
-carry no map). The task/naturalness split is GRUE Table 1 (grue_spec.md section 1.1): the
-leaderboard's task-preference and naturalness scores average exactly these metrics.
+Runs carry a `higher_is_better` map in results.json and that always wins; otherwise (the paper's
+reference rows, which carry no map) the direction is the one the metric's scorer declares in the
+metric registry (grue/metrics/registry.py), never a list kept here. The task/naturalness split of
+GRUE Table 1 is each task spec's `task_metrics` / `naturalness_metrics` (grue/board/task_info.py).
 """
 from __future__ import annotations
 
 from typing import Mapping
 
-# Lower is better only for perplexity and TER; everything else in DESIGN.md section 4 rises.
-LOWER_IS_BETTER: frozenset[str] = frozenset({"perplexity", "ter"})
+from grue.board.task_info import naturalness_metrics, reported_metrics, task_metrics
+
 # A length is neither better long nor short (the paper tabulates MeanOutputLength as a description).
 UNDIRECTED: frozenset[str] = frozenset({"mean_output_length"})
 # Corpus counts (n-grams seen once in the whole output): they grow with the number of samples scored,
 # so they print as integers and compare only between equally sized evaluations.
 COUNT_METRICS: frozenset[str] = frozenset({"unique_1", "unique_2"})
 
-KNOWN_METRICS: tuple[str, ...] = (
-    "sentiment", "perplexity", "meteor", "rouge1", "rouge2", "rougeL", "rougeLsum", "rougeL_max",
-    "bleu", "bleu3", "bleu4", "sacrebleu", "chrf", "ter", "bertscore", "bleurt", "cider", "spice",
-    "coverage", "parent", "summaczs", "intent_accuracy", "msttr", "distinct_1", "distinct_2",
-    "entropy_1", "entropy_2", "unique_1", "unique_2",
-)
-
-# GRUE Table 1: task-preference metrics and naturalness metrics per task.
-TASK_METRICS: dict[str, tuple[str, ...]] = {
-    "imdb": ("sentiment",),
-    "commongen": ("cider", "rouge2", "rougeL", "bleu3", "bleu4", "meteor", "coverage"),
-    "cnn_dailymail": ("summaczs", "rouge1", "rouge2", "rougeL", "rougeLsum", "meteor", "bleu"),
-    "totto": ("sacrebleu", "parent"),
-    "wmt16": ("ter", "chrf", "rouge1", "rouge2", "rougeL", "rougeLsum", "meteor", "sacrebleu", "bleu"),
-    "narrativeqa": ("rouge1", "rouge2", "rougeL", "rougeLsum", "rougeL_max", "meteor", "bleu", "sacrebleu"),
-    "dailydialog": ("meteor", "intent_accuracy"),
-}
-NATURALNESS_METRICS: dict[str, tuple[str, ...]] = {
-    "imdb": ("perplexity",),
-    "commongen": ("spice",),
-    "cnn_dailymail": ("bertscore",),
-    "totto": ("bleurt",),
-    "wmt16": ("bertscore",),
-    "narrativeqa": ("bertscore",),
-    "dailydialog": ("bertscore",),
-}
-
 
 def higher_is_better(metric: str, declared: Mapping[str, bool] | None = None) -> bool:
-    """Direction of a metric: the run's own declaration first, then this module's table."""
+    """Direction of a metric: the run's own declaration first, then its scorer's (rising when no scorer here
+    produces it)."""
     if declared and metric in declared:
         return bool(declared[metric])
-    return metric not in LOWER_IS_BETTER
+    from grue.metrics.registry import find_direction
+
+    found = find_direction(metric)
+    return True if found is None else found
 
 
 def direction(metric: str, declared: Mapping[str, bool] | None = None) -> bool | None:
@@ -58,9 +35,10 @@ def direction(metric: str, declared: Mapping[str, bool] | None = None) -> bool |
 
 
 def metric_order(task: str, metrics: list[str] | set[str]) -> list[str]:
-    """Table 1 metrics first (task, then naturalness), then the rest in DESIGN.md order, then any others."""
+    """Table 1 metrics first (task, then naturalness), then the task's other metrics in its spec's order,
+    then any others."""
     present = set(metrics)
-    head = [m for m in TASK_METRICS.get(task, ()) + NATURALNESS_METRICS.get(task, ()) if m in present]
-    known = [m for m in KNOWN_METRICS if m in present and m not in head]
+    head = [m for m in task_metrics(task) + naturalness_metrics(task) if m in present]
+    known = [m for m in reported_metrics(task) if m in present and m not in head]
     rest = sorted(present - set(head) - set(known))
     return head + known + rest

@@ -17,16 +17,15 @@ import math
 import pandas as pd
 
 from grue.board.aggregate import VARIANT_KEYS, t_interval
-from grue.board.metric_info import NATURALNESS_METRICS, TASK_METRICS
+from grue.board.task_info import grue_tasks, naturalness_metrics, task_metrics
 from grue.board.selection import SELECT_KEYS
-from grue.results.schema import TASKS
 
 ROW_KEYS: list[str] = ["source", "profile", "algo"]
 
 
 def raw_values(frame: pd.DataFrame, chosen: pd.DataFrame) -> pd.DataFrame:
     """Raw Table 1 metric means of the chosen entries (an average of candidates averages the means)."""
-    wanted = frame[pd.Series([m in TASK_METRICS.get(t, ()) + NATURALNESS_METRICS.get(t, ())
+    wanted = frame[pd.Series([m in task_metrics(t) + naturalness_metrics(t)
                               for t, m in zip(frame["task"], frame["metric"])], index=frame.index, dtype=bool)]
     keys = SELECT_KEYS + ["split"]
     if chosen["reward"].str.startswith("avg(").any():
@@ -64,7 +63,7 @@ def overall_board(chosen: pd.DataFrame, raw: pd.DataFrame) -> pd.DataFrame:
     for key, group in chosen.groupby(ROW_KEYS, sort=True):
         row = dict(zip(ROW_KEYS, key))
         by_task = group.set_index("task")
-        for task in TASKS:
+        for task in grue_tasks():
             present = task in by_task.index
             row[f"{task}:task"] = float(by_task.loc[task, "task_score"]) if present else math.nan
             row[f"{task}:naturalness"] = float(by_task.loc[task, "naturalness_score"]) if present else math.nan
@@ -74,7 +73,7 @@ def overall_board(chosen: pd.DataFrame, raw: pd.DataFrame) -> pd.DataFrame:
         row["grue_score"] = _mean(list(group["score"]))
         row["tasks"] = int(group["task"].nunique())
         row["naturalness_tasks"] = int(group.loc[group["naturalness_score"].notna(), "task"].nunique())
-        row["tasks_in_grue"] = len(TASKS)
+        row["tasks_in_grue"] = len(grue_tasks())
         row["mean_win_rate"], row["win_columns"] = rates.get(key, (math.nan, 0))
         rows.append(row)
     frame = pd.DataFrame(rows)

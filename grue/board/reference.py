@@ -17,7 +17,7 @@ import pandas as pd
 
 from grue.board.aggregate import AGG_COLUMNS
 from grue.board.metric_info import higher_is_better
-from grue.results.schema import TASKS
+from grue.board.task_info import grue_tasks
 
 PAPER = "paper"  # the `source` of reference rows; runs have source "runs"
 PAPER_MODELS = {"imdb": "gpt2", "dailydialog": "gpt2"}  # every other GRUE task used t5-base
@@ -42,11 +42,10 @@ def paper_table2() -> dict[str, Any]:
 
 @lru_cache(maxsize=None)
 def _test_is_validation(task: str) -> bool:
-    if task not in TASKS:
-        return False
-    from tasks import get_task  # late import: the task files import grue modules
+    from tasks import find_task  # late import: the task files import grue modules
 
-    return bool(get_task(task).test_references_hidden)
+    spec = find_task(task)
+    return bool(spec is not None and spec.test_references_hidden)
 
 
 def grue_split(task: str, paper_split: str) -> str:
@@ -76,7 +75,7 @@ def reference_frame(main_only: bool = True, grue_tasks_only: bool = True) -> pd.
     tables = paper_results()["tables"]
     rows = []
     for entry in paper_results()["rows"]:
-        if (main_only and not entry["main"]) or (grue_tasks_only and entry["task"] not in TASKS):
+        if (main_only and not entry["main"]) or (grue_tasks_only and entry["task"] not in grue_tasks()):
             continue
         n = entry["n_seeds"]
         scales = tables.get(entry["table"].split("+")[0], {}).get("scales", {})

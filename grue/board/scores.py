@@ -13,7 +13,7 @@ import math
 import pandas as pd
 
 from grue.board.aggregate import VARIANT_KEYS
-from grue.board.metric_info import NATURALNESS_METRICS, TASK_METRICS
+from grue.board.task_info import naturalness_metrics, task_metrics
 from grue.board.normalise import PoolFit, fit_pool
 
 ENTRY_KEYS: list[str] = ["source", "profile", "task", "algo"] + VARIANT_KEYS
@@ -27,8 +27,8 @@ def _mean(values: list[float]) -> float:
 
 
 def _scores(task: str, normalised: dict[str, float]) -> dict[str, float]:
-    task_part = _mean([normalised[m] for m in TASK_METRICS.get(task, ()) if m in normalised])
-    nat_part = _mean([normalised[m] for m in NATURALNESS_METRICS.get(task, ()) if m in normalised])
+    task_part = _mean([normalised[m] for m in task_metrics(task) if m in normalised])
+    nat_part = _mean([normalised[m] for m in naturalness_metrics(task) if m in normalised])
     return {"task_score": task_part, "naturalness_score": nat_part, "score": _mean([task_part, nat_part])}
 
 
@@ -53,7 +53,7 @@ def entry_scores(frame: pd.DataFrame, fits: dict[tuple, PoolFit]) -> pd.DataFram
         fit = fits[tuple(labels[k] for k in POOL_KEYS)]
         means = dict(zip(group["metric"], group["mean"].astype(float)))
         normalised = {m: fit(m, v) for m, v in means.items()}
-        wanted = TASK_METRICS.get(labels["task"], ()) + NATURALNESS_METRICS.get(labels["task"], ())
+        wanted = task_metrics(labels["task"]) + naturalness_metrics(labels["task"])
         missing = [m for m in wanted if not math.isfinite(normalised.get(m, math.nan))]
         rows.append({**labels, **_scores(labels["task"], normalised), "n": int(group["n"].fillna(0).max()),
                      "missing_metrics": ",".join(missing)})

@@ -1,7 +1,7 @@
 """Which setting a run belongs to, and the words that tell one setting from another on the board.
 
 A leaderboard row averages seeds of *one* setting. A setting is a run's resolved config without the
-seed: the config hash's own definition of what a run computes (grue.config.load.semantic_config:
+seed: the config hash's own definition of what a run computes (grue.config.identity.semantic_config:
 no output path, device or process count, no group the algorithm never reads), minus the keys that
 name a seed's own output. Two runs of one algorithm that differ in `kl.target` or `ppo.total_steps`
 are two rows, never two seeds of one row; and two results of one seed are duplicates only when the
@@ -16,7 +16,7 @@ import hashlib
 import json
 from typing import Any, Iterable, Mapping
 
-from grue.config.load import semantic_config
+from grue.config.identity import semantic_config
 
 # Keys that identify one seed's run rather than its setting. `grue score` documents record the file
 # they scored: each seed scores its own predictions, so the file is no part of the setting.

@@ -13,26 +13,13 @@ from grue.board.aggregate import ROW_KEYS, report_split
 from grue.board.metric_info import COUNT_METRICS, direction, metric_order
 from grue.board.reference import HIDDEN_TEST, provenance
 from grue.board.table import FLAG_MARK, Cell, Column, Row, Table
-from grue.results.schema import ALGOS, TASKS
+from grue.board.task_info import algo_label, algo_rank, ordered_tasks  # noqa: F401  (re-exported)
 
 LABEL_COLUMNS: list[Column] = [
     Column("algo", "Algorithm"), Column("reward", "Reward"), Column("init_model", "Init model"),
     Column("profile", "Profile"), Column("n", "Seeds"),
 ]
 SETTING_COLUMN = Column("setting_label", "Setting")  # shown only when some algorithm has several settings
-ALGO_LABELS: dict[str, str] = {
-    "zero_shot": "Zero-Shot", "supervised": "Supervised", "ppo": "PPO", "nlpo": "NLPO",
-    "supervised_ppo": "Supervised+PPO", "supervised_nlpo": "Supervised+NLPO", "lead_3": "Lead-3",
-}
-
-
-def algo_rank(algo: str) -> int:
-    """The paper's row order: zero-shot, supervised, PPO, NLPO, then the warm-started ones."""
-    return ALGOS.index(algo) if algo in ALGOS else len(ALGOS)
-
-
-def algo_label(algo: str) -> str:
-    return ALGO_LABELS.get(algo, algo)
 
 
 def _source(frame: pd.DataFrame) -> pd.Series:
@@ -109,7 +96,7 @@ def task_table(agg: pd.DataFrame, task: str, split: str | None = None, with_pape
 def task_tables(agg: pd.DataFrame, split: str | None = None, with_paper: bool = True) -> list[Table]:
     """One table per task present, in the GRUE task order (report split only)."""
     present = set(agg["task"])
-    return [task_table(agg, t, split, with_paper) for t in TASKS if t in present]
+    return [task_table(agg, t, split, with_paper) for t in ordered_tasks(present)]
 
 
 def splits_of(agg: pd.DataFrame, task: str) -> list[str]:

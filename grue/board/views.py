@@ -9,12 +9,10 @@ import math
 import pandas as pd
 
 from grue.board.build import Board
-from grue.board.metric_info import NATURALNESS_METRICS
+from grue.board.task_info import grue_tasks, naturalness_metrics, task_short
 from grue.board.table import Cell, Column, Row, Table
 from grue.board.task_tables import algo_label, algo_rank
 
-TASK_SHORT: dict[str, str] = {"imdb": "IMDB", "commongen": "CommonGen", "cnn_dailymail": "CNN/DM", "totto": "ToTTo",
-                              "wmt16": "WMT16", "narrativeqa": "NarrQA", "dailydialog": "DailyDialog"}
 
 
 def _num(x: float) -> Cell | str:
@@ -26,7 +24,7 @@ HEADLINE: list[tuple[str, str]] = [("task_score", "Task score"), ("naturalness_s
 
 
 def _covered(record: dict, measure: str) -> list[str]:
-    return [TASK_SHORT[t] for t in TASK_SHORT if math.isfinite(record.get(f"{t}:{measure}", math.nan))]
+    return [task_short(t) for t in grue_tasks() if math.isfinite(record.get(f"{t}:{measure}", math.nan))]
 
 
 def _headline_cell(record: dict, key: str) -> Cell | str:
@@ -69,11 +67,11 @@ def overall_tables(board: Board) -> list[Table]:
     if board.overall.empty:
         return tables
     for (source, profile), frame in board.overall.groupby(["source", "profile"], sort=False):
-        present = [t for t in board.tasks if frame[f"{t}:task"].notna().any() or frame[f"{t}:naturalness"].notna().any()]
+        present = [t for t in board.tasks if f"{t}:task" in frame and frame[f"{t}:task"].notna().any() or frame[f"{t}:naturalness"].notna().any()]
         columns = [Column(key, label, True) for key, label in HEADLINE]
         for t in present:
-            columns += [Column(f"{t}:task", f"{TASK_SHORT[t]} task", True),
-                        Column(f"{t}:naturalness", f"{TASK_SHORT[t]} nat.", True)]
+            columns += [Column(f"{t}:task", f"{task_short(t)} task", True),
+                        Column(f"{t}:naturalness", f"{task_short(t)} nat.", True)]
         reference = source != "runs"
         title = (f"Paper (published numbers, scored by grue) — profile {profile}" if reference
                  else f"Overall board — profile {profile}")
@@ -167,13 +165,13 @@ def naturalness_note(board: Board, source: str, profile: str, tasks: list[str]) 
     for task in tasks:
         split = board.splits.get((source, profile, task))
         fit = board.fits.get((source, profile, task, split))
-        for metric in NATURALNESS_METRICS.get(task, ()):
+        for metric in naturalness_metrics(task):
             transform = fit.transforms.get(metric) if fit else None
             if transform is None:
-                parts.append(f"{TASK_SHORT[task]} {metric} ({split}): not reported, no bar")
+                parts.append(f"{task_short(task)} {metric} ({split}): not reported, no bar")
             else:
                 forced = f": {transform.forced}" if transform.forced else ""
-                parts.append(f"{TASK_SHORT[task]} {metric} ({split}): {transform.describe}{forced}")
+                parts.append(f"{task_short(task)} {metric} ({split}): {transform.describe}{forced}")
     if not parts:
         return ""
     return ("Naturalness normalisation per task (transforms differ, so bars compare algorithms within a task, "

@@ -5,17 +5,17 @@ errors into one-line messages that name the key and the closest valid names.
 """
 from __future__ import annotations
 
-import copy
-import hashlib
-import json
+import functools
 import typing
+from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException, ValidationError
 
 from grue.config.constraints import RULE_KEY, closest, rule_problems, schema_fields
-from grue.config.schema import NON_SEMANTIC_KEYS, RunConfig
+from grue.config.identity import config_hash, semantic_config  # noqa: F401  (the config's identity, re-exported)
+from grue.config.schema import RunConfig, run_schema
 
 
 class ConfigError(ValueError):
@@ -36,9 +36,25 @@ def _all_keys(node: Any, prefix: str = "") -> list[str]:
     return keys
 
 
-_FIELDS = {key: kind for key, _, kind in schema_fields(RunConfig)}  # leaf keys and their types
-_RULES = {key: item.metadata.get(RULE_KEY) for key, item, _ in schema_fields(RunConfig)}
-_SCHEMA_KEYS = _all_keys(OmegaConf.to_container(OmegaConf.structured(RunConfig)))
+@dataclass(frozen=True)
+class _Keys:
+    """What the schema declares, for checking overrides: leaf keys with their types and rules, all keys."""
+    schema: type
+    fields: dict[str, Any]
+    rules: dict[str, Any]
+    all: list[str]
+
+
+@functools.lru_cache(maxsize=8)
+def _keys_of(schema: type) -> _Keys:
+    return _Keys(schema, {key: kind for key, _, kind in schema_fields(schema)},
+                 {key: item.metadata.get(RULE_KEY) for key, item, _ in schema_fields(schema)},
+                 _all_keys(OmegaConf.to_container(OmegaConf.structured(schema))))
+
+
+def _keys() -> _Keys:
+    """The current schema's keys (registered algorithms may add config groups)."""
+    return _keys_of(run_schema())
 # `reward=meteor` reads better than `reward.name=meteor`; the group keeps room for reward options.
 _SHORTHANDS = {"reward": "reward.name"}
 # Free-form groups: any key below them is accepted (e.g. eval.metric_options.sacrebleu_tokenize=intl).
@@ -47,6 +63,7 @@ _OPEN_GROUPS = ("eval.metric_options.",)
 
 def parse_overrides(args: Iterable[str]) -> dict[str, str]:
     """Split `key=value` arguments, refusing anything else and keys the schema does not have."""
+    keys = _keys()
     out: dict[str, str] = {}
     for arg in args:
         if "=" not in arg or arg.startswith("="):
@@ -54,10 +71,10 @@ def parse_overrides(args: Iterable[str]) -> dict[str, str]:
         key, value = arg.split("=", 1)
         key = key.strip().lstrip("+")
         key = _SHORTHANDS.get(key, key)
-        if key not in _SCHEMA_KEYS and not key.startswith(_OPEN_GROUPS):
-            raise ConfigError(f"unknown config key {key!r}.{_closest(key, _SCHEMA_KEYS)}")
-        if key not in _FIELDS and not key.startswith(_OPEN_GROUPS):  # a group, e.g. ppo=3
-            first = next(k for k in _FIELDS if k.startswith(f"{key}."))
+        if key not in keys.all and not key.startswith(_OPEN_GROUPS):
+            raise ConfigError(f"unknown config key {key!r}.{_closest(key, keys.all)}")
+        if key not in keys.fields and not key.startswith(_OPEN_GROUPS):  # a group, e.g. ppo=3
+            first = next(k for k in keys.fields if k.startswith(f"{key}."))
             raise ConfigError(f"{key} is a group of settings: set one of its keys, e.g. {first}=... "
                               "(`grue config` lists them)")
         out[key] = value
@@ -66,7 +83,7 @@ def parse_overrides(args: Iterable[str]) -> dict[str, str]:
 
 def _shape_hint(key: str) -> str:
     """How a list or a free-form group is written on the command line, for a value of the wrong shape."""
-    kind = typing.get_origin(_FIELDS.get(key))
+    kind = typing.get_origin(_keys().fields.get(key))
     if kind is list:
         return f" ({key} is a list: {key}=[a,b])"
     if kind is dict:
@@ -76,7 +93,7 @@ def _shape_hint(key: str) -> str:
 
 def _check_choice(key: str, value: str) -> None:
     """One field's rule, ahead of the merge (the task, algorithm and profile pick the layers to merge)."""
-    problem = _RULES[key].problem(value)
+    problem = _keys().rules[key].problem(value)
     if problem:
         raise ConfigError(f"{key}: {problem}")
 
@@ -86,7 +103,7 @@ def _merge(cfg: DictConfig, layer: Mapping[str, Any] | DictConfig, where: str) -
         return OmegaConf.merge(cfg, layer)
     except (ConfigKeyError, ConfigAttributeError) as err:
         key = getattr(err, "full_key", "") or str(err)
-        raise ConfigError(f"unknown config key {key!r} in {where}.{_closest(str(key), _SCHEMA_KEYS)}") from None
+        raise ConfigError(f"unknown config key {key!r} in {where}.{_closest(str(key), _keys().all)}") from None
     except ValidationError as err:
         why = str(err.msg).splitlines()[0]
         raise ConfigError(f"bad value for {err.full_key!r} in {where}: {why}{_shape_hint(err.full_key)}") from None
@@ -108,7 +125,7 @@ def load_config(args: Iterable[str] = (), base: Mapping[str, Any] | None = None)
         _check_choice(key, value)
     task = get_task(task_name)
 
-    cfg = OmegaConf.structured(RunConfig)
+    cfg = OmegaConf.structured(run_schema())
     cfg = _merge(cfg, {"task": task_name, "algo": algo, "profile": profile}, "the command line")
     cfg = _merge(cfg, {"eval": {"metrics": list(task.metrics)}}, f"task {task_name}")
     cfg = _merge(cfg, task.base, f"tasks/{task_name}.py (base)")
@@ -135,7 +152,7 @@ def _check_values(cfg: DictConfig) -> None:
     except OmegaConfBaseException as err:
         key = getattr(err, "full_key", None) or "a value"
         raise ConfigError(f"{key} cannot be resolved: {str(err).splitlines()[0]}") from None
-    problem = next(rule_problems(RunConfig, values), None)
+    problem = next(rule_problems(run_schema(), values), None)
     if problem:
         raise ConfigError(problem)
     for gen in ("rollout", "generation"):
@@ -153,36 +170,3 @@ def _check_values(cfg: DictConfig) -> None:
 
 def to_yaml(cfg: DictConfig) -> str:
     return OmegaConf.to_yaml(cfg, resolve=True)
-
-
-# Config groups an algorithm never reads: left out of its hash, so e.g. a Supervised+PPO run finds the
-# supervised warm start that a plain `algo=supervised` run with the same settings produced.
-_UNUSED_GROUPS = {
-    "zero_shot": ("ppo", "kl", "nlpo", "rollout", "supervised"),
-    "supervised": ("ppo", "kl", "nlpo", "rollout"),
-    "ppo": ("nlpo", "supervised"),
-    "nlpo": ("supervised",),
-    "supervised_ppo": ("nlpo",),
-    "supervised_nlpo": (),
-}
-
-
-def semantic_config(data: dict[str, Any]) -> dict[str, Any]:
-    """The part of a resolved config (a plain dict) that decides what a run computes: a copy without
-    where it is written, how fast it goes and the groups its algorithm never reads. The leaderboard
-    reads it from results.json to tell settings apart, so both sides share this one definition."""
-    data = copy.deepcopy(data)
-    for key in NON_SEMANTIC_KEYS + _UNUSED_GROUPS.get(data.get("algo"), ()):
-        data.pop(key, None)
-    if isinstance(data.get("eval"), dict):
-        data["eval"].pop("save_every", None)
-    if isinstance(data.get("reward"), dict) and data["reward"].get("dense") is None:  # runs without a critic
-        data["reward"].pop("dense", None)  # keep the hash they had before the critic settings existed
-        data.pop("critic", None)
-    return data
-
-
-def config_hash(cfg: DictConfig) -> str:
-    """A stable identity for what a run computes (where it is written, how fast, unused groups excluded)."""
-    data = semantic_config(OmegaConf.to_container(cfg, resolve=True))
-    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()

@@ -7,12 +7,14 @@ shared RL settings (grue_spec.md section 2 preamble); each task file overrides w
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import functools
+from dataclasses import dataclass, field, make_dataclass
 from typing import Any, Iterable, Optional
 
 from grue.config.constraints import (FINITE, FRACTION, NON_NEGATIVE, POSITIVE, PROBABILITY, RULE_KEY, OneOf,
                                      Range, Registered, Rule)
-from grue.results.schema import ALGOS, PROFILES
+from grue.config.identity import HASHED_WHEN_SET
+from grue.results.schema import PROFILES
 
 
 def rule(default: Any, check: Rule) -> Any:
@@ -20,7 +22,13 @@ def rule(default: Any, check: Rule) -> Any:
     return field(default=default, metadata={RULE_KEY: check})
 
 
-# Sets owned by modules that import torch or the task files: looked up only when a config is checked.
+# Sets owned by modules that import torch, the task files or plugins: looked up only when a config is checked.
+def _algorithm_names() -> Iterable[str]:
+    from grue.train.registry import algorithm_names
+
+    return algorithm_names()
+
+
 def _task_names() -> Iterable[str]:
     from tasks import task_names
 
@@ -138,7 +146,8 @@ class RewardConfig:
     rm_heldout: float = rule(0.1, Range(low=0, high=1, high_open=True))            # share of queries held out for accuracy / ROC AUC
     rm_max_length: int = rule(128, POSITIVE)           # tokens of prompt + continuation the reward model reads
     # "critic": add per-token rewards from an LLM critic's span judgements (DRLC; settings under critic.*)
-    dense: Optional[str] = rule(None, OneOf(("critic",)))
+    # Added after runs existed: left out of the hash while unset (grue/config/identity.py).
+    dense: Optional[str] = field(default=None, metadata={RULE_KEY: OneOf(("critic",)), HASHED_WHEN_SET: True})
 
 
 @dataclass
@@ -239,7 +248,7 @@ class CriticConfig:
 @dataclass
 class RunConfig:
     task: str = rule("imdb", OneOf(_task_names))
-    algo: str = rule("nlpo", OneOf(ALGOS))
+    algo: str = rule("nlpo", OneOf(_algorithm_names))
     profile: str = rule("paper", OneOf(PROFILES))
     seed: int = rule(0, NON_NEGATIVE)
     output_dir: str = "runs"
@@ -265,5 +274,25 @@ class RunConfig:
     eval: EvalConfig = field(default_factory=EvalConfig)
 
 
-# Keys that change where or how fast a run goes, not what it computes: excluded from the hash.
-NON_SEMANTIC_KEYS = ("output_dir", "device", "threads", "num_processes", "accelerate", "shard")
+def run_schema() -> type:
+    """RunConfig plus the config groups registered algorithms add (grue/train/registry.py): the schema a
+    run's config is built from and checked against. Plain RunConfig when no algorithm adds a group."""
+    from grue.train.registry import plugin_config_groups
+
+    return _schema_with(tuple(sorted(plugin_config_groups().items())))
+
+
+@functools.lru_cache(maxsize=8)
+def _schema_with(groups: tuple[tuple[str, str], ...]) -> type:
+    if not groups:
+        return RunConfig
+    from grue.train.registry import load_attribute
+
+    taken = set(RunConfig.__dataclass_fields__)
+    extra = []
+    for name, target in groups:
+        if name in taken:
+            raise ValueError(f"an algorithm's config group {name!r} ({target}) clashes with grue's own {name!r}")
+        group = load_attribute(target)
+        extra.append((name, group, field(default_factory=group)))
+    return make_dataclass("RunConfig", extra, bases=(RunConfig,))

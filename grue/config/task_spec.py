@@ -22,6 +22,9 @@ class TaskSpec:
     source: str                                   # where in grue_spec.md the presets come from
     task_metrics: tuple[str, ...]                 # GRUE task-preference metrics (paper Table 1)
     naturalness_metrics: tuple[str, ...]          # GRUE naturalness metrics (paper Table 1)
+    short: str = ""                               # column and navigation title ("CNN/DM"); default: the name
+    order: int = 1000                             # position in tables: the GRUE tasks in the paper's order, then others
+    grue_task: bool = False                       # one of the seven GRUE tasks (the overall GRUE score averages them)
     extra_metrics: tuple[str, ...] = ()           # also reported (diversity statistics, ...)
     rewards: tuple[str, ...] = ()                 # rewards the paper optimised on this task
     base: Mapping[str, Any] = field(default_factory=dict)
@@ -36,6 +39,10 @@ class TaskSpec:
     supervised_target: Callable[[Sample], str] | None = None  # default: the first reference
     # CommonGen: one training pair per reference (the paper trains on every (concept set, target) row).
     supervised_all_references: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.short:
+            object.__setattr__(self, "short", self.name)
 
     @property
     def metrics(self) -> tuple[str, ...]:

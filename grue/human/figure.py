@@ -11,7 +11,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
 import pandas as pd  # noqa: E402
 
-from grue.board.render.plots import COLOURS  # noqa: E402
+from grue.board.task_info import algo_colour  # noqa: E402
 from grue.board.task_tables import algo_label, algo_rank  # noqa: E402
 from grue.human.protocol import SCALE  # noqa: E402
 
@@ -33,7 +33,7 @@ def figure2_human(scores: pd.DataFrame, paper: pd.DataFrame) -> bytes:
                 row = ours[(ours["task"] == task) & (ours["algo"] == algo)]
                 if not row.empty:
                     r = row.iloc[0]
-                    ax.bar(x, r["mean"], width, color=COLOURS.get(algo, "#333333"),
+                    ax.bar(x, r["mean"], width, color=algo_colour(algo),
                            yerr=[[r["mean"] - r["ci_low"]], [r["ci_high"] - r["mean"]]], capsize=3,
                            label=algo_label(algo) if j == 0 else None)
                 ref = theirs[(theirs["task"] == task) & (theirs["algo"] == algo)]

@@ -160,7 +160,8 @@ class PerplexityScorer:
         return total, count
 
 
-@register(higher_is_better=PerplexityScorer.higher_is_better)
+@register(higher_is_better=PerplexityScorer.higher_is_better,
+          not_rewards={"perplexity": "it is that of the references under the model being trained"})
 def build_perplexity(ctx: MetricContext) -> PerplexityScorer:
     """Needs the policy under evaluation; generations scored without a model cannot have it."""
     if ctx.policy is None:

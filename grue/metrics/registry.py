@@ -1,16 +1,24 @@
-"""Registry of scorers by metric name, and the one function runs call to score generations."""
+"""Registry of scorers by metric name, and the one function runs call to score generations.
+
+Adding a metric: a scorer (grue/metrics/base.py's `Scorer`) and a factory decorated with
+`@register(higher_is_better={"name": bool})` in a module of this package, or in a plugin
+(grue/plugins.py) for one from outside. The direction declared there is the only one: the board
+orders by it and a lower-is-better metric used as a reward is turned around by it (`reward_from`
+says how, when the paper defines the reward differently from the negated metric). Modules are found
+by scanning this package (and the reward modules, which register the classifier metrics), never by a
+hand-kept list.
+"""
 from __future__ import annotations
 
 import difflib
-import importlib
-from dataclasses import dataclass
-from typing import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Mapping, Optional
 
-from grue.results.schema import METRIC_NAMES
 from grue.metrics.base import MetricContext, MetricInputs, MetricUnavailable, MetricValue, Scorer
 from grue.metrics.text import clear_text_caches
 
 ScorerFactory = Callable[[MetricContext], Scorer]
+RewardFrom = Callable[[float], float]
 
 
 @dataclass(frozen=True)
@@ -18,38 +26,26 @@ class _Entry:
     names: tuple[str, ...]
     higher_is_better: dict[str, bool]
     factory: ScorerFactory
+    reward_from: dict[str, RewardFrom] = field(default_factory=dict)
+    not_rewards: dict[str, str] = field(default_factory=dict)  # name -> why it cannot be a reward
 
 
 _BY_NAME: dict[str, _Entry] = {}
-
-# Modules that register scorers on import. Imported lazily so `grue --help` stays fast.
-_SCORER_MODULES = (
-    "grue.metrics.diversity",
-    "grue.metrics.lm",
-    "grue.metrics.bleu",
-    "grue.metrics.sacre",
-    "grue.metrics.ter",
-    "grue.metrics.rouge",
-    "grue.metrics.rouge_l_max",
-    "grue.metrics.meteor",
-    "grue.metrics.cider",
-    "grue.metrics.spice",
-    "grue.metrics.coverage",
-    "grue.metrics.bertscore",
-    "grue.metrics.bleurt",
-    "grue.metrics.summac",
-    "grue.metrics.parent",
-    "grue.metrics.intent",
-    "grue.metrics.copying",
-    "grue.rewards.sentiment",
-)
+# Where scorers are registered: every module of these packages is imported on the first lookup.
+_SCORER_PACKAGES = ("grue.metrics", "grue.rewards")
 
 
-def register(higher_is_better: dict[str, bool]) -> Callable[[ScorerFactory], ScorerFactory]:
-    """Register a scorer factory for the metric names (keys) it produces."""
+def register(higher_is_better: dict[str, bool], reward_from: Optional[Mapping[str, RewardFrom]] = None,
+             not_rewards: Optional[Mapping[str, str]] = None) -> Callable[[ScorerFactory], ScorerFactory]:
+    """Register a scorer factory for the metric names (keys of `higher_is_better`) it produces.
+
+    `reward_from` maps a metric's corpus-free per-sample value to its reward when that is not the value
+    itself (higher is better) or its negation (lower is better); `not_rewards` names metrics that
+    cannot be a reward, with the reason (perplexity needs the model being trained)."""
 
     def deco(factory: ScorerFactory) -> ScorerFactory:
-        entry = _Entry(tuple(higher_is_better), dict(higher_is_better), factory)
+        entry = _Entry(tuple(higher_is_better), dict(higher_is_better), factory, dict(reward_from or {}),
+                       dict(not_rewards or {}))
         for name in entry.names:
             if name in _BY_NAME and _BY_NAME[name].factory is not factory:
                 raise ValueError(f"metric {name!r} registered twice")
@@ -60,12 +56,11 @@ def register(higher_is_better: dict[str, bool]) -> Callable[[ScorerFactory], Sco
 
 
 def _load_all() -> None:
-    for module in _SCORER_MODULES:
-        try:
-            importlib.import_module(module)
-        except ModuleNotFoundError as err:  # a scorer module not written yet must not break the others
-            if err.name != module:
-                raise
+    from grue.plugins import import_package_modules, load_plugins
+
+    for package in _SCORER_PACKAGES:
+        import_package_modules(package)
+    load_plugins()
 
 
 def known_metrics() -> list[str]:
@@ -78,9 +73,34 @@ def higher_is_better(name: str) -> bool:
     return _BY_NAME[name].higher_is_better[name]
 
 
+def find_direction(name: str) -> Optional[bool]:
+    """The declared direction of a metric, or None for a name no scorer here produces."""
+    _load_all()
+    entry = _BY_NAME.get(name)
+    return entry.higher_is_better[name] if entry is not None else None
+
+
+def reward_transform(name: str) -> RewardFrom:
+    """How a metric's per-sample value becomes a reward to maximise: as declared, else itself when
+    higher is better, else its negation. Refuses a metric that cannot be a reward."""
+    _load_all()
+    entry = _BY_NAME[name]
+    if name in entry.not_rewards:
+        raise MetricUnavailable(f"metric {name!r} cannot be a reward: {entry.not_rewards[name]}")
+    if name in entry.reward_from:
+        return entry.reward_from[name]
+    return (lambda v: v) if entry.higher_is_better[name] else (lambda v: -v)
+
+
+def reward_metrics() -> list[str]:
+    """The metrics that can serve as a reward."""
+    _load_all()
+    return sorted(name for name, entry in _BY_NAME.items() if name not in entry.not_rewards)
+
+
 def check_names(names: Iterable[str]) -> None:
-    """Refuse names that are neither in the metric contract nor registered, suggesting close ones."""
-    known = sorted(set(known_metrics()) | set(METRIC_NAMES))
+    """Refuse names no scorer produces, suggesting close ones."""
+    known = known_metrics()
     for name in names:
         if name not in known:
             close = difflib.get_close_matches(name, known, n=3)

@@ -336,7 +336,8 @@ class TerScorer:
         return {"ter": MetricValue(corpus=corpus, per_sample=[ter_value(e, length) for e, length in stats])}
 
 
-@register(higher_is_better=TerScorer.higher_is_better)
+# The paper's reward is 1 - TER (grue_spec.md 2.5), not the -TER a lower-is-better metric gets by default.
+@register(higher_is_better=TerScorer.higher_is_better, reward_from={"ter": lambda v: 1.0 - v})
 def build_ter(ctx: MetricContext) -> TerScorer:
     """Option ``metric_workers``: processes for the shift search (default: the usable CPU cores)."""
     return TerScorer(int(ctx.options.get("metric_workers") or default_workers()))

@@ -1,23 +1,16 @@
-"""The results-file schema (docs/results_schema.md): validation shared by runs and the leaderboard."""
+"""The results-file schema (docs/results_schema.md): validation shared by runs and the leaderboard.
+
+Task and algorithm names are checked against the task catalogue (tasks/) and the algorithm registry
+(grue/train/registry.py), so a task file or an algorithm added there is valid here with no edit.
+"""
 from __future__ import annotations
 
 import math
 from typing import Any
 
 SCHEMA_VERSION = 1
-TASKS = ("imdb", "commongen", "cnn_dailymail", "totto", "wmt16", "narrativeqa", "dailydialog")
-ALGOS = ("zero_shot", "supervised", "ppo", "nlpo", "supervised_ppo", "supervised_nlpo")
-RL_ALGOS = ("ppo", "nlpo", "supervised_ppo", "supervised_nlpo")  # the ones that optimise a reward
 PROFILES = ("paper", "mini")
 SPLITS = ("val", "test")
-# The stable metric names of DESIGN.md section 4: configs may name any of these; one without a
-# scorer on this machine is reported as unavailable, never as zero.
-METRIC_NAMES = (
-    "sentiment", "perplexity", "meteor", "rouge1", "rouge2", "rougeL", "rougeLsum", "rougeL_max",
-    "bleu", "bleu3", "bleu4", "sacrebleu", "chrf", "ter", "bertscore", "bleurt", "cider", "spice",
-    "coverage", "parent", "summaczs", "intent_accuracy", "msttr", "distinct_1", "distinct_2",
-    "entropy_1", "entropy_2", "unique_1", "unique_2",
-)
 
 _REQUIRED: dict[str, type | tuple[type, ...]] = {
     "schema_version": int,
@@ -52,9 +45,14 @@ def validate_results(doc: Any) -> list[str]:
         if isinstance(cover, dict) and isinstance(cover.get("total"), int) and cover.get("scored") != cover["total"]:
             problems.append(f"covers {cover.get('scored')} of the {cover['total']} ids of its {split} split "
                             "(a partial predictions file)")
-    for key, allowed in (("task", TASKS), ("algo", ALGOS), ("profile", PROFILES)):
+    from grue.train.registry import algorithm_names
+    from tasks import task_names
+
+    where = {"task": "a task here (tasks/ or a plugin)", "algo": "a registered algorithm (grue/train/ or a plugin)"}
+    for key, allowed in (("task", task_names()), ("algo", algorithm_names()), ("profile", PROFILES)):
         if doc[key] not in allowed:
-            problems.append(f"{key} {doc[key]!r} is not one of {', '.join(allowed)}")
+            known = f"{', '.join(allowed)}; not {where[key]}" if key in where else ", ".join(allowed)
+            problems.append(f"{key} {doc[key]!r} is not one of {known}")
     if "reward" in doc and doc["reward"] is not None and not isinstance(doc["reward"], str):
         problems.append("'reward' should be a string or null")
     for split, values in doc["metrics"].items():

@@ -12,7 +12,7 @@ from omegaconf import OmegaConf
 
 from grue.metrics.registry import higher_is_better, known_metrics
 from grue.results.schema import SCHEMA_VERSION
-from grue.results.schema import RL_ALGOS
+from grue.train.registry import optimises_reward
 
 
 
@@ -43,7 +43,7 @@ def results_document(cfg: Any, task: Any, config_hash: str, init_model: str, met
         "algo": cfg.algo,
         "profile": cfg.profile,
         "seed": int(cfg.seed),
-        "reward": cfg.reward.name if cfg.algo in RL_ALGOS else None,
+        "reward": cfg.reward.name if optimises_reward(cfg.algo) else None,
         "init_model": init_model,
         "comparable_to_paper": cfg.profile == "paper",
         "config_hash": config_hash,

@@ -2,7 +2,8 @@
 
 The reward of an episode is the metric's per-sample value for that generation (never a corpus
 score of a growing batch: the reference code's intent reward made that mistake). Lower-is-better
-metrics are turned around (TER -> 1 - TER, as the paper's reward).
+metrics are turned around as their registration declares (grue.metrics.registry.reward_transform:
+TER -> 1 - TER, as the paper's reward; any other lower-is-better metric -> its negation).
 """
 from __future__ import annotations
 
@@ -10,8 +11,7 @@ from typing import Any, Mapping, Sequence
 
 from grue.data.sample import Sample
 from grue.metrics.base import MetricContext, MetricInputs, MetricUnavailable
-from grue.metrics.registry import build_scorers
-from grue.results.schema import METRIC_NAMES
+from grue.metrics.registry import build_scorers, reward_transform
 from grue.rewards.registry import register_reward
 
 # name -> {metric: weight}. Sources: spec 2.2 (ROUGE-avg, SPiDEr equal weights), 2.4 (METEOR+PARENT,
@@ -24,13 +24,13 @@ COMPOSITES: dict[str, dict[str, float]] = {
     "meteor_parent": {"meteor": 0.5, "parent": 0.5},
     "meteor_intent": {"meteor": 0.25, "intent_accuracy": 0.75},
 }
-LOWER_IS_BETTER_AS_REWARD = {"ter": lambda v: 1.0 - v, "perplexity": lambda v: -v}
 
 
 class MetricReward:
     def __init__(self, name: str, weights: Mapping[str, float], ctx: MetricContext) -> None:
         self.name = name
         self.weights = dict(weights)
+        self.transforms = {metric: reward_transform(metric) for metric in self.weights}
         self.scorers = build_scorers(self.weights, ctx)
         if self.scorers.unavailable:
             missing = "; ".join(f"{k}: {v}" for k, v in self.scorers.unavailable.items())
@@ -45,12 +45,13 @@ class MetricReward:
             per_sample = values[metric].per_sample
             if per_sample is None:
                 raise MetricUnavailable(f"metric {metric!r} has no per-sample value, so it cannot be a reward")
-            flip = LOWER_IS_BETTER_AS_REWARD.get(metric, lambda v: v)
+            flip = self.transforms[metric]
             total = [t + weight * flip(v) for t, v in zip(total, per_sample)]
         return total
 
 
-def _factory(name: str, weights: Mapping[str, float]):
+def metric_reward_factory(name: str, weights: Mapping[str, float]):
+    """The reward factory of a weighted sum of metrics (one metric: weight 1)."""
     def build(cfg: Any) -> MetricReward:
         from grue.run.evaluate import metric_context
         from grue.runtime.process import device_of
@@ -60,8 +61,7 @@ def _factory(name: str, weights: Mapping[str, float]):
     return build
 
 
-for _metric in METRIC_NAMES:
-    if _metric not in ("sentiment", "perplexity"):
-        register_reward(_metric)(_factory(_metric, {_metric: 1.0}))
+# Every metric that can be a reward is one under its own name (grue.rewards.registry looks them up);
+# the composites are registered here.
 for _name, _weights in COMPOSITES.items():
-    register_reward(_name)(_factory(_name, _weights))
+    register_reward(_name)(metric_reward_factory(_name, _weights))

@@ -2,10 +2,18 @@
 
 One RL run optimises one reward (the paper runs one experiment per reward function), and every
 run is still scored on the task's whole metric mix.
+
+Adding a reward: a factory `(run config) -> Reward` decorated with `@register_reward("name")` in a
+module of this package, in a sub-package's `reward` module, or in a plugin (grue/plugins.py). Every
+metric that can be a reward (grue.metrics.registry.reward_metrics) is one under its own name, with
+the direction its registration declares; nothing to register for it.
 """
 from __future__ import annotations
 
 import difflib
+import importlib
+import importlib.util
+import pkgutil
 from typing import Any, Callable, Protocol, Sequence
 
 from grue.data.sample import Sample
@@ -19,6 +27,7 @@ class Reward(Protocol):
 
 RewardFactory = Callable[[Any], Reward]  # (resolved run config) -> Reward
 _FACTORIES: dict[str, RewardFactory] = {}
+_SCANNED: list[bool] = []
 
 
 def register_reward(name: str) -> Callable[[RewardFactory], RewardFactory]:
@@ -30,14 +39,38 @@ def register_reward(name: str) -> Callable[[RewardFactory], RewardFactory]:
 
 
 def _load_all() -> None:
-    import grue.rewards.metric_reward  # noqa: F401  (register on import)
-    import grue.rewards.sentiment  # noqa: F401
-    import grue.rewards.learned.reward  # noqa: F401
+    """Import the modules that register rewards: this package's modules, each sub-package's `reward`
+    module (once), and the plugins."""
+    from grue.plugins import import_package_modules, load_plugins
+
+    if not _SCANNED:
+        import_package_modules(__package__)
+        for sub in pkgutil.iter_modules(importlib.import_module(__package__).__path__):
+            if sub.ispkg and importlib.util.find_spec(f"{__package__}.{sub.name}.reward") is not None:
+                importlib.import_module(f"{__package__}.{sub.name}.reward")
+        _SCANNED.append(True)
+    load_plugins()
+
+
+def _factory(name: str) -> RewardFactory | None:
+    """A registered reward, else a metric that can be one, else None."""
+    _load_all()
+    if name in _FACTORIES:
+        return _FACTORIES[name]
+    from grue.metrics.registry import reward_metrics
+
+    if name in reward_metrics():
+        from grue.rewards.metric_reward import metric_reward_factory
+
+        return metric_reward_factory(name, {name: 1.0})
+    return None
 
 
 def reward_names() -> list[str]:
     _load_all()
-    return sorted(_FACTORIES)
+    from grue.metrics.registry import reward_metrics
+
+    return sorted(set(_FACTORIES) | set(reward_metrics()))
 
 
 def check_reward(name: str) -> None:
@@ -51,13 +84,13 @@ def check_reward(name: str) -> None:
 def build_named_reward(cfg: Any, name: str) -> Reward:
     """Another registered reward under this run's settings: a mock labeler's oracle, a composite's part."""
     check_reward(name)
-    return _FACTORIES[name](cfg)
+    return _factory(name)(cfg)
 
 
 def build_reward(cfg: Any) -> Reward:
     """The run's reward; `reward.dense=critic` wraps it so it also gives per-token rewards (DRLC)."""
     check_reward(cfg.reward.name)
-    reward = _FACTORIES[cfg.reward.name](cfg)
+    reward = _factory(cfg.reward.name)(cfg)
     if cfg.reward.dense == "critic":
         from grue.rewards.critic.build import dense_critic_reward
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from grue.assets import AssetMissing, resolve_dataset, resolve_model
-from grue.results.schema import RL_ALGOS
+from grue.train.registry import optimises_reward
 
 # Scored under the policy being trained: available whenever the policy loads, which the model check covers.
 _NEEDS_POLICY = ("perplexity",)
@@ -87,19 +87,19 @@ def _check_assets(cfg: Any, report: Report) -> None:
 def reward_metrics(name: str) -> list[str]:
     """The metrics a reward is made of: a composite's parts, the metric of the same name, or none (a
     reward registered by other code is checked when it is built)."""
-    from grue.results.schema import METRIC_NAMES
+    from grue.metrics.registry import known_metrics
     from grue.rewards.metric_reward import COMPOSITES
 
     if name in COMPOSITES:
         return list(COMPOSITES[name])
-    return [name] if name in METRIC_NAMES else []
+    return [name] if name in known_metrics() else []
 
 
 def _check_metrics(cfg: Any, report: Report, device: str) -> None:
     from grue.run.evaluate import metric_context
     from grue.metrics.registry import build_scorers
 
-    needs_reward = cfg.algo in RL_ALGOS
+    needs_reward = optimises_reward(cfg.algo)
     reward_parts = reward_metrics(cfg.reward.name) if needs_reward else []
     wanted = [m for m in dict.fromkeys([*cfg.eval.metrics, *reward_parts]) if m not in _NEEDS_POLICY]
     ctx = metric_context(cfg, None, device)

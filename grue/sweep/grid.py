@@ -18,8 +18,7 @@ from typing import Any, Sequence
 
 from grue.config import config_hash, load_config
 from grue.config.load import parse_overrides
-from grue.results.schema import ALGOS
-from grue.results.schema import RL_ALGOS
+from grue.train.registry import algorithm_names, optimises_reward
 
 _REWARD_KEYS = ("reward", "reward.name")
 # Where a sweep writes must be one place: the sweep's bookkeeping lives under it.
@@ -44,7 +43,7 @@ class Cell:
 
     @property
     def label(self) -> str:
-        reward = f" reward={self.cfg.reward.name}" if self.cfg.algo in RL_ALGOS else ""
+        reward = f" reward={self.cfg.reward.name}" if optimises_reward(self.cfg.algo) else ""
         if reward and self.cfg.reward.name == "learned":  # the cells of a label-budget study differ here
             reward += f" ({self.cfg.reward.schedule}, {self.cfg.reward.labels} labels)"
         return f"{self.cfg.task} {self.cfg.algo} seed={self.cfg.seed}{reward} ({self.cfg.profile})"
@@ -72,7 +71,7 @@ def _choices(key: str, value: str) -> list[str]:
     if key == "task" and values == ["all"]:
         return list(task_names())
     if key == "algo" and values == ["all"]:
-        return list(ALGOS)
+        return list(algorithm_names())
     if len(values) > 1 and key in _NOT_SWEPT:
         raise SweepError(f"{key} cannot be swept: a sweep writes into one runs directory")
     if not values:
@@ -97,7 +96,7 @@ def expand(args: Sequence[str]) -> list[Cell]:
     for combo in itertools.product(*(values for _, values in grid)):
         pairs = [(key, value) for (key, _), value in zip(grid, combo)]
         algo = next((v for k, v in pairs if k == "algo"), None)
-        cell_args = [f"{k}={v}" for k, v in pairs if not (k in _REWARD_KEYS and algo is not None and algo not in RL_ALGOS)]
+        cell_args = [f"{k}={v}" for k, v in pairs if not (k in _REWARD_KEYS and algo is not None and not optimises_reward(algo))]
         try:
             cfg = load_config(cell_args)
         except ValueError as err:

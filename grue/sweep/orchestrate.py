@@ -13,6 +13,7 @@ from typing import Any, Callable, Sequence
 
 from grue.sweep.grid import Cell, expand_union
 from grue.sweep.state import COMPLETE, FAILED, INTERRUPTED, RUNNING, CellState, SweepBooks
+from grue.train.registry import optimises_reward
 
 EXIT_INTERRUPTED = (130, -2, -9, -15, 137, 143)  # Ctrl-C, SIGKILL, SIGTERM (preemption): resumable, not failed
 
@@ -67,7 +68,7 @@ def preflight_cells(cells: Sequence[Cell]) -> list[str]:
     seen, distinct = set(), []
     for cell in cells:
         c = cell.cfg
-        key = (c.task, c.profile, c.algo in ("ppo", "nlpo", "supervised_ppo", "supervised_nlpo") and c.reward.name,
+        key = (c.task, c.profile, optimises_reward(c.algo) and c.reward.name,
                c.model.policy, c.model.supervised_init, c.reward.model, c.data.source, c.data.config, c.data.revision,
                tuple(c.eval.metrics), json.dumps(dict(c.eval.metric_options), sort_keys=True, default=str))
         if key not in seen:

@@ -127,3 +127,9 @@ def load_attribute(target: str) -> Any:
     if not attribute:
         raise ValueError(f"{target!r} should name a module and an attribute as 'module:attribute'")
     return getattr(importlib.import_module(module), attribute)
+
+
+def optimises_reward(name: str) -> bool:
+    """Whether runs of this algorithm optimise `reward.name` (False for a name that is no algorithm)."""
+    algo = find_algorithm(name)
+    return bool(algo is not None and algo.optimises_reward)

@@ -14,11 +14,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
 import pandas as pd  # noqa: E402
 
-from grue.board.metric_info import NATURALNESS_METRICS, TASK_METRICS, direction  # noqa: E402
+from grue.board.metric_info import direction  # noqa: E402
+from grue.board.task_info import algo_colour, naturalness_metrics, task_metrics  # noqa: E402
 from grue.board.task_tables import algo_label, algo_rank  # noqa: E402
 
-COLOURS: dict[str, str] = {"zero_shot": "#9e9e9e", "supervised": "#4c72b0", "ppo": "#dd8452", "nlpo": "#55a868",
-                           "supervised_ppo": "#c44e52", "supervised_nlpo": "#8172b3", "lead_3": "#937860"}
 
 LINE_STYLES: tuple[str, ...] = ("-", "--", ":", "-.")
 # a label schedule's line on the budget figure: (line style, marker); dashed lines are the levels'
@@ -43,7 +42,7 @@ def figure2(overall: pd.DataFrame, tasks: list[str], title: str) -> bytes:
             values = [row.get(f"{t}:{suffix}", math.nan) for t in tasks]
             xs = [j + (i - (len(algos) - 1) / 2) * width for j in range(len(tasks))]
             ax.bar(xs, [0 if not math.isfinite(v) else v for v in values], width, label=algo_label(algo),
-                   color=COLOURS.get(algo, "#333333"))
+                   color=algo_colour(algo))
         ax.set_xticks(range(len(tasks)), tasks, rotation=15)
         ax.set_ylim(0, 1)
         ax.set_title(name, fontsize=10, loc="left")
@@ -63,7 +62,7 @@ def _draw_band(ax: plt.Axes, frame: pd.DataFrame, x: str, label_keys: list[str])
         seen[algo] = seen.get(algo, 0) + 1
         line = line.sort_values(x)
         label = algo_label(algo) + (f" ({', '.join(str(k) for k in key[1:] if k)})" if any(key[1:]) else "")
-        colour = COLOURS.get(algo, "#333333")
+        colour = algo_colour(algo)
         xs, mean = line[x].astype(float).to_numpy(), line["mean"].astype(float).to_numpy()
         std = line["std"].astype(float).fillna(0).to_numpy()
         if len(line) == 1:  # a zero-shot run has one evaluation: a point with its ±1 std bar, not a line
@@ -84,7 +83,7 @@ def _single_x(ax: plt.Axes, values: pd.Series) -> None:
 
 def curves_figure(train: pd.DataFrame, evals: pd.DataFrame, task: str) -> bytes | None:
     """Figure 4 style: episodic reward vs tokens, then validation metrics vs iteration (mean ± 1 std)."""
-    metrics = [m for m in TASK_METRICS.get(task, ())[:1] + NATURALNESS_METRICS.get(task, ()) if m in set(evals.get("metric", []))]
+    metrics = [m for m in task_metrics(task)[:1] + naturalness_metrics(task) if m in set(evals.get("metric", []))]
     panels = (["reward"] if not train.empty else []) + metrics
     if not panels:
         return None
@@ -122,13 +121,13 @@ def budget_figure(points: pd.DataFrame, levels: pd.DataFrame, metric: str, split
         line = line.sort_values("labels")
         label = f"{algo_label(algo)} on learned reward ({schedule})"
         ls, marker = SCHEDULE_STYLES.get(schedule, ("-", "o"))
-        style = dict(color=COLOURS.get(algo, "#333333"), ls=ls, marker=marker, ms=5)
+        style = dict(color=algo_colour(algo), ls=ls, marker=marker, ms=5)
         oracle_ax.errorbar(line["labels"], line["mean"], yerr=line["std"].fillna(0), label=label, capsize=3, **style)
         accuracy_ax.plot(line["labels"], line["rm_accuracy"], label=label, **style)
     for _, level in levels.iterrows():
         name = algo_label(level["algo"]) + (" on the oracle" if level["reward"] else "")
         name += f" ({level['setting_label']})" if level["setting_label"] else ""
-        oracle_ax.axhline(level["mean"], color=COLOURS.get(level["algo"], "#333333"), ls="--", lw=1,
+        oracle_ax.axhline(level["mean"], color=algo_colour(level["algo"]), ls="--", lw=1,
                           label=f"{name}, {int(level['n'])} seed(s)")
     for ax in axes:
         ax.set_xscale("log")

@@ -20,8 +20,9 @@ from grue.board.label_budget import budget_points, oracle_metric, reference_leve
 from grue.board.render.plots import budget_figure, curves_figure, figure2
 from grue.board.samples import side_by_side
 from grue.board.table import Cell, Column, Row, Table
+from grue.board.task_info import task_short
 from grue.board.task_tables import algo_label, splits_of, task_table
-from grue.board.views import (TASK_SHORT, naturalness_note, overall_tables, questions_table, selection_table,
+from grue.board.views import (naturalness_note, overall_tables, questions_table, selection_table,
                               tests_table)
 
 TITLE = "GRUE leaderboard"
@@ -29,7 +30,7 @@ TITLE = "GRUE leaderboard"
 
 def _nav(board: Board) -> list[tuple[str, str]]:
     human = [("Human studies", "human.html")] if board.options.studies else []
-    return [("Overview", "index.html")] + [(TASK_SHORT[t], f"task-{t}.html") for t in board.tasks] + human
+    return [("Overview", "index.html")] + [(task_short(t), f"task-{t}.html") for t in board.tasks] + human
 
 
 def _skipped_html(board: Board) -> str:
@@ -189,7 +190,7 @@ def _task_page(board: Board, task: str, out: Path, sample_limit: int) -> str:
         view.rows = [r for r in view.rows if r.labels["task"] == task]
         content.append(table_html(view, "h3"))
     content += ["<h2>Samples</h2>", _samples_html(board, task, sample_limit) or '<p class="note">No predictions found.</p>']
-    return page(f"{TITLE}: {TASK_SHORT[task]}", f"Task {task}", _nav(board), f"task-{task}.html", "\n".join(content))
+    return page(f"{TITLE}: {task_short(task)}", f"Task {task}", _nav(board), f"task-{task}.html", "\n".join(content))
 
 
 def write_site(board: Board, out: Path, sample_limit: int = 6) -> list[Path]:

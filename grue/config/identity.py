@@ -1,0 +1,85 @@
+"""What a run computes, as the config hash sees it: a whitelist of what its algorithm reads.
+
+A run's hash covers the common groups and the groups its algorithm declares it reads
+(grue/train/registry.py), and nothing else. So a config group added later (a new algorithm's, or
+any other) never changes the hash of a run that does not read it: existing run directories are
+still found and resumed, and the board keeps old and new runs of one setting in one row.
+
+A field added to a group that existing runs already read is marked `HASHED_WHEN_SET` in the schema:
+while it holds its default it is left out, so runs from before it existed keep their hash.
+"""
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from typing import Any
+
+from omegaconf import DictConfig, OmegaConf
+
+# Keys that change where or how fast a run goes, not what it computes (dotted for keys inside a group).
+NON_SEMANTIC_KEYS = ("output_dir", "device", "threads", "num_processes", "accelerate", "shard", "eval.save_every")
+# Field metadata: left out of the hash while the value is the field's default (fields added after runs
+# existed that read their group).
+HASHED_WHEN_SET = "hashed_when_set"
+# Groups read only when a switch is on: the critic's settings matter only to runs with a dense critic.
+CONDITIONAL_GROUPS = {"critic": ("reward", "dense")}
+
+
+def _pop(data: dict[str, Any], dotted: str) -> Any:
+    *parents, leaf = dotted.split(".")
+    for part in parents:
+        data = data.get(part)
+        if not isinstance(data, dict):
+            return None
+    return data.pop(leaf, None)
+
+
+def _get(data: dict[str, Any], path: tuple[str, ...]) -> Any:
+    for part in path:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(part)
+    return data
+
+
+def _defaults_omitted_when_unset() -> dict[str, Any]:
+    """Dotted key -> default of every field marked HASHED_WHEN_SET."""
+    from grue.config.constraints import schema_fields
+    from grue.config.schema import run_schema
+
+    out = {}
+    for key, item, _ in schema_fields(run_schema()):
+        if item.metadata.get(HASHED_WHEN_SET):
+            out[key] = item.default
+    return out
+
+
+def semantic_config(data: dict[str, Any]) -> dict[str, Any]:
+    """The part of a resolved config (a plain dict) that decides what a run computes. The leaderboard
+    reads it from results.json to tell settings apart, so both sides share this one definition.
+    A results file of an algorithm that is not registered here (a plugin not loaded) keeps every
+    group but the non-semantic keys."""
+    from grue.train.registry import find_algorithm
+
+    data = copy.deepcopy(data)
+    algo = find_algorithm(str(data.get("algo")))
+    if algo is not None:
+        for key in [k for k in data if k not in algo.hashed_groups]:
+            data.pop(key)
+    for key in NON_SEMANTIC_KEYS:
+        _pop(data, key)
+    for group, switch in CONDITIONAL_GROUPS.items():
+        if _get(data, switch) is None:
+            data.pop(group, None)
+    for key, default in _defaults_omitted_when_unset().items():
+        path = tuple(key.split("."))
+        if _get(data, path) == default and isinstance(_get(data, path[:-1]), dict):
+            _pop(data, key)
+    return data
+
+
+def config_hash(cfg: DictConfig) -> str:
+    """A stable identity for what a run computes."""
+    data = semantic_config(OmegaConf.to_container(cfg, resolve=True))
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
