@@ -159,3 +159,37 @@ def test_the_same_text_twice_in_a_batch_is_asked_once(tmp_path, tiny_tokenizer):
     rollout, _ = episodes(tiny_tokenizer, [GOOD, GOOD], width=8)
     dense = reward.token_rewards(SAMPLES, [GOOD, GOOD], torch.zeros(2), rollout, tiny_tokenizer)
     assert len(critic.asked) == 1 and torch.equal(dense[0], dense[1]) and dense[0, 0] == pytest.approx(0.2)
+
+
+class SilentCritic:
+    """Test double: an endpoint that never answers (every judgement None), with its last error."""
+
+    identity = "silent"
+    last_error = "HTTP 503 from http://critic.example/v1/chat/completions"
+
+    def judge(self, prompts):
+        return [None] * len(prompts)
+
+
+def test_a_critic_that_never_answers_is_reported_and_stops_the_run_past_the_failure_share(tmp_path, tiny_tokenizer,
+                                                                                           capsys):
+    from grue.rewards.critic.dense_reward import MAX_FAILED_SHARE, MIN_JUDGED_TO_STOP, CriticUnavailable
+
+    reward = dense_reward(tmp_path, SilentCritic(), values=(0.0, 0.0))
+    rollout, _ = episodes(tiny_tokenizer, [GOOD, BAD], width=10)
+    for batch in range(MIN_JUDGED_TO_STOP // 2 - 1):  # below the number of judgements a verdict needs
+        reward.token_rewards(SAMPLES, [f"{GOOD} {batch}", BAD], torch.zeros(2), rollout, tiny_tokenizer)
+    assert "2 of 2 judgements unanswered (HTTP 503" in capsys.readouterr().err
+    with pytest.raises(CriticUnavailable, match=f"above the {MAX_FAILED_SHARE:.0%} limit.*HTTP 503"):
+        reward.token_rewards(SAMPLES, [f"{GOOD} last", BAD], torch.zeros(2), rollout, tiny_tokenizer)
+
+
+def test_a_critic_failing_now_and_then_only_warns(tmp_path, tiny_tokenizer, capsys):
+    from grue.rewards.critic.dense_reward import MIN_JUDGED_TO_STOP
+
+    critic = ScriptedCritic({GOOD: "None identified", BAD: None})  # half the judgements fail: not above the share
+    reward = dense_reward(tmp_path, critic, values=(0.0, 0.0))
+    rollout, _ = episodes(tiny_tokenizer, [GOOD, BAD], width=10)
+    for _ in range(MIN_JUDGED_TO_STOP):
+        reward.token_rewards(SAMPLES, [GOOD, BAD], torch.zeros(2), rollout, tiny_tokenizer)
+    assert "1 of 2 judgements unanswered" in capsys.readouterr().err

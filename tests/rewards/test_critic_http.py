@@ -22,6 +22,7 @@ class ChatServer:
         self.plan: dict[str, list] = {}
         self.requests: list[dict] = []
         self.delay_s = delay_s
+        self.retry_after = "0.05"
         self.in_flight = self.max_in_flight = 0
         self.lock = threading.Lock()
         server = self
@@ -43,7 +44,7 @@ class ChatServer:
                     time.sleep(1.0 if step == "slow" else server.delay_s)
                     if step != 200 and step != "slow":
                         self.send_response(step)
-                        self.send_header("Retry-After", "0.05")
+                        self.send_header("Retry-After", server.retry_after)
                         self.end_headers()
                         return
                     reply = {"choices": [{"message": {"role": "assistant", "content": f"echo: {prompt}"}}]}
@@ -150,3 +151,28 @@ def test_a_200_that_is_not_a_completion_gives_none(reply):
         client = critic(server)
         assert client.judge(["a"]) == [None]
     assert "unreadable" in client.last_error
+
+
+@pytest.mark.parametrize("retry_after", ["86400", "inf", "1e308"])
+def test_a_retry_after_above_the_cap_gives_the_prompt_up_instead_of_stalling(retry_after):
+    from grue.rewards.critic.http_backend import MAX_RETRY_AFTER_S
+
+    with ChatServer() as server:
+        server.retry_after = retry_after
+        server.plan = {"x": [503, 503, 503]}
+        client = critic(server, max_retries=2)
+        start = time.monotonic()
+        assert client.judge(["x"]) == [None]
+        assert time.monotonic() - start < 5
+    assert len(server.requests) == 1
+    assert f"above the {MAX_RETRY_AFTER_S:g} s cap" in client.last_error
+
+
+def test_a_retry_after_as_an_http_date_is_obeyed():
+    import email.utils
+
+    with ChatServer() as server:
+        server.retry_after = email.utils.formatdate(time.time() - 5, usegmt=True)  # already past: retry now
+        server.plan = {"x": [503]}
+        assert critic(server).judge(["x"]) == ["echo: x"]
+    assert len(server.requests) == 2

@@ -5,6 +5,11 @@ from a plain run). The RL core then asks `token_rewards` for the per-token vecto
 r_t = alpha_1 * r_ex * [t = T] + alpha_2 * r_in_t, and adds the KL penalty to it as always.
 `iteration_stats` hands the trainer this iteration's figures (r_ex and r_in apart, the critic's
 outcomes and span counts, its wall time) and starts counting afresh.
+
+A critic that does not answer (an endpoint down, a wrong key) leaves its episodes without intrinsic
+reward, so the run quietly becomes a plain one. Each iteration with unanswered judgements says so on
+the terminal, and once more than MAX_FAILED_SHARE of all judgements so far went unanswered (after
+at least MIN_JUDGED_TO_STOP of them) the run stops with CriticUnavailable, naming the last error.
 """
 from __future__ import annotations
 
@@ -22,6 +27,13 @@ from grue.rewards.critic.template import CritiqueTemplate
 from grue.rewards.critic.token_spans import SpanCounts, span_token_rewards, token_char_offsets
 from grue.rewards.registry import Reward
 
+MAX_FAILED_SHARE = 0.5  # a dense run whose critic answered less than half the time is not a dense run
+MIN_JUDGED_TO_STOP = 32  # one unlucky first batch is no verdict
+
+
+class CriticUnavailable(RuntimeError):
+    """The critic failed to answer more than MAX_FAILED_SHARE of the judgements; the run stops."""
+
 
 class DenseCriticReward:
     def __init__(self, extrinsic: Reward, critic: CriticBackend, template: CritiqueTemplate, cache: JudgementCache,
@@ -31,6 +43,7 @@ class DenseCriticReward:
         self.name = f"{extrinsic.name}+critic"
         self.alpha_extrinsic, self.alpha_intrinsic = alpha_extrinsic, alpha_intrinsic
         self.span_reward, self.score_scale = span_reward, score_scale
+        self.judged_total = self.failed_total = 0  # over the whole run, never reset
         self._reset()
 
     def _reset(self) -> None:
@@ -72,7 +85,9 @@ class DenseCriticReward:
         r_ex = task_reward.tolist()
         r_in = torch.zeros_like(rollout.valid, dtype=torch.float32)
         lengths = rollout.valid.sum(1).long().tolist()
-        for row, critique in enumerate(self.critiques(samples, generations, r_ex)):
+        critiques = self.critiques(samples, generations, r_ex)
+        self._count_failures(sum(c.outcome == "failed" for c in critiques), len(critiques))
+        for row, critique in enumerate(critiques):
             self.outcomes[critique.outcome] += 1
             ids = rollout.actions[row, :lengths[row]].tolist()
             text, offsets = token_char_offsets(tokenizer, ids)
@@ -85,6 +100,24 @@ class DenseCriticReward:
         self.r_ex.extend(r_ex)
         self.r_in_per_episode.extend(r_in.sum(1).tolist())
         return dense * rollout.valid
+
+    def _count_failures(self, failed: int, judged: int) -> None:
+        """Say when judgements went unanswered; stop the run past the failure share."""
+        self.judged_total += judged
+        self.failed_total += failed
+        if not failed:
+            return
+        from grue.run.display import console
+
+        share = self.failed_total / self.judged_total
+        last = getattr(self.critic, "last_error", None) or "no answer"
+        console.print(f"[yellow]\\[grue] critic: {failed} of {judged} judgements unanswered ({last}); "
+                      f"{share:.0%} of the run's so far, the run stops above {MAX_FAILED_SHARE:.0%}[/]")
+        if share > MAX_FAILED_SHARE and self.judged_total >= MIN_JUDGED_TO_STOP:
+            raise CriticUnavailable(
+                f"the critic left {self.failed_total} of {self.judged_total} judgements unanswered "
+                f"({share:.0%}, above the {MAX_FAILED_SHARE:.0%} limit of reward.dense=critic); last error: {last}. "
+                "Check critic.base_url / critic.model / the API key, then run the same command to resume")
 
     def iteration_stats(self) -> dict[str, float]:
         """This iteration's figures for logs/train.jsonl; counting starts afresh afterwards."""

@@ -3,14 +3,18 @@
 POST {base_url}/chat/completions with one user message per prompt, temperature 0. Requests run
 `concurrency` at a time; a request-start rate limit (`requests_per_minute`) is shared by all of them.
 Time-outs, connection errors, 429 and 5xx answers are retried with exponential backoff (the server's
-Retry-After wins when it gives one); other 4xx answers (a wrong key, an unknown model) are not, since
+Retry-After wins when it gives one, up to MAX_RETRY_AFTER_S: a server asking for longer, or for an
+unreadable or infinite wait, is taken as an answer for this prompt, and the prompt fails instead of
+stalling the run for a day); other 4xx answers (a wrong key, an unknown model) are not, since
 asking again cannot help. A prompt whose retries run out gets None and the run goes on; the last
 error is kept for the iteration's log line. The key is read from the environment variable named by
 `critic.api_key_env` and never stored in the config.
 """
 from __future__ import annotations
 
+import email.utils
 import json
+import math
 import threading
 import time
 import urllib.error
@@ -19,6 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Optional, Sequence
 
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
+MAX_RETRY_AFTER_S = 300.0  # the longest Retry-After obeyed; a rollout waits on its slowest prompt
 
 
 class RateLimiter:
@@ -75,7 +80,12 @@ class ChatCompletionsCritic:
                 self.last_error = f"HTTP {err.code} from {self.url}"
                 if err.code not in RETRYABLE_STATUS:
                     return None
-                wait = _retry_after(err) or wait
+                asked = _retry_after(err)
+                if asked is not None and not asked <= MAX_RETRY_AFTER_S:
+                    self.last_error = (f"HTTP {err.code} from {self.url} asking to retry after {asked:g} s, "
+                                       f"above the {MAX_RETRY_AFTER_S:g} s cap; prompt given up")
+                    return None
+                wait = asked if asked is not None else wait
             except (urllib.error.URLError, TimeoutError, ConnectionError) as err:
                 self.last_error = f"{type(err).__name__}: {getattr(err, 'reason', err)}"
             except (ValueError, KeyError, IndexError, TypeError) as err:  # a 200 whose body is not a completion
@@ -94,7 +104,17 @@ def _content(completion: dict) -> str:
 
 
 def _retry_after(err: urllib.error.HTTPError) -> Optional[float]:
-    try:
-        return max(0.0, float(err.headers.get("Retry-After", "")))
-    except (TypeError, ValueError):
+    """The server's Retry-After in seconds (delta-seconds or an HTTP date); None when absent or
+    unreadable (the backoff then applies); infinity for an infinite one."""
+    raw = (err.headers.get("Retry-After", "") if err.headers is not None else "").strip()
+    if not raw:
         return None
+    try:
+        seconds = float(raw)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(raw)
+        except (TypeError, ValueError, IndexError):
+            return None
+        seconds = when.timestamp() - time.time()
+    return None if math.isnan(seconds) else max(0.0, seconds)
