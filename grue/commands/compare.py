@@ -10,10 +10,34 @@ import typer
 from grue.board.compare import compare_sources
 from grue.board.render.files import write_text
 from grue.commands.errors import UsageError
-from grue.storage.writable import check_writable_file
+from grue.storage.outputs import check_output_file
 
 
 EXPORT_ROW_KEYS = {"task", "algo", "split", "metric", "reward", "mean", "std", "n"}  # what compare reads of a row
+
+
+TEXT_KEYS = ("task", "algo", "split", "metric")
+NUMBER_KEYS = ("mean", "std", "n")  # null where a metric was unavailable
+MAX_SHOWN = 5
+
+
+def _row_problem(row: dict) -> str | None:
+    """What is wrong with the types of an exported row's fields, or None."""
+    bad = [f"'{k}' is {type(row[k]).__name__}, not text" for k in TEXT_KEYS
+           if not isinstance(row[k], str) or not row[k]]
+    bad += [f"'reward' is {type(row['reward']).__name__}, not text"] if not isinstance(row["reward"], (str, type(None))) \
+        else []
+    bad += [f"'{k}' is {type(row[k]).__name__}, not a number" for k in NUMBER_KEYS
+            if row[k] is not None and (not isinstance(row[k], (int, float)) or isinstance(row[k], bool))]
+    return ", ".join(bad) or None
+
+
+def _rows_of(spec: str) -> int | None:
+    """How many rows an exported board holds (None for a runs directory or 'paper')."""
+    path = Path(spec)
+    if not path.is_file():
+        return None
+    return len(json.loads(path.read_text(encoding="utf-8")).get("rows", []))
 
 
 def checked_side(spec: str) -> str:
@@ -37,6 +61,11 @@ def checked_side(spec: str) -> str:
         if broken is not None:
             raise UsageError(f"{spec}: row {broken} lacks some of {', '.join(sorted(EXPORT_ROW_KEYS))}; export the "
                              "board again with `grue leaderboard export format=json`")
+        problems = [f"row {i}: {why}" for i, row in enumerate(doc["rows"]) if (why := _row_problem(row))]
+        if problems:
+            more = f" (first {MAX_SHOWN} of {len(problems)})" if len(problems) > MAX_SHOWN else ""
+            raise UsageError(f"{spec}: {len(problems)} ill-typed row(s){more}: {'; '.join(problems[:MAX_SHOWN])}; "
+                             "export the board again with `grue leaderboard export format=json`")
         return spec
     if isinstance(doc, dict) and "metrics" in doc and path.name == "results.json":
         return str(path.parent)
@@ -54,8 +83,13 @@ def compare(
     Examples: grue compare runs paper | grue compare runs-main runs-branch | grue compare old/leaderboard.json runs
     """
     a, b = checked_side(a), checked_side(b)
+    empty = [side for side in (a, b) if _rows_of(side) == 0]
+    if empty:
+        raise UsageError(f"{empty[0]} holds no rows (a board exported before any run finished); nothing to compare")
     if out is not None:
-        check_writable_file(out, "--out")
+        inputs = [Path(side) for side in (a, b) if side != "paper"]
+        for written in (out, out.with_suffix(".csv")):
+            check_output_file(written, inputs, "--out")
     result, text = compare_sources(a, b)
     typer.echo(text)
     if out is not None:

@@ -25,14 +25,27 @@ def _model_of(model: str) -> tuple[str, str]:
             raise UsageError(f"model={model} is a run directory without a model/ (unfinished, or a zero-shot run "
                              "that saves none); evaluate its base model instead, e.g. model=<hub id or dir>")
         try:
-            return json.loads((path / "results.json").read_text(encoding="utf-8"))["algo"], str(path / "model")
+            algo = json.loads((path / "results.json").read_text(encoding="utf-8"))["algo"]
         except (OSError, ValueError, KeyError, TypeError):
             raise UsageError(f"{path / 'results.json'} is missing or unreadable; run the same `grue run` command "
                              f"again to finish the run, or give model={path / 'model'}") from None
+        _check_complete(path / "model", f"model={model}")
+        return algo, str(path / "model")
     if not (path / "config.json").exists():
         raise UsageError(f"model={model} is neither a model directory (no config.json) nor a run directory "
                          "(no results.json); give one of those or a hub id")
+    _check_complete(path, f"model={model}")
     return "zero_shot", model
+
+
+def _check_complete(directory: Path, what: str) -> None:
+    """A model directory that lacks its weights or tokenizer is named before anything is loaded."""
+    from grue.assets.model_files import missing_model_files
+
+    missing = missing_model_files(directory)
+    if missing:
+        raise UsageError(f"{what}: the model directory {directory} lacks {', '.join(missing)}; copy the whole "
+                         "directory that save_pretrained wrote (model and tokenizer)")
 
 
 def eval_command(args: Sequence[str]) -> None:

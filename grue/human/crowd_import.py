@@ -122,9 +122,10 @@ def _parse_row(study: Study, row: dict[str, str], platform: str, line: int) -> I
 
 def _read(study: Study, path: Path, platform: str) -> tuple[list[ImportedAnswer], int, Problems]:
     try:
-        _, records = csv_records(path, "results CSV")
+        _, records = csv_records(path, "results CSV", consequence="nothing imported")
     except InputError as err:
-        raise ImportRefused(f"nothing imported: {err}") from None
+        said = str(err)
+        raise ImportRefused(said if "nothing imported" in said else f"nothing imported: {said}") from None
     problems, parsed, rejected = Problems(path), [], 0
     for record in records:
         if (_field(record.values, "AssignmentStatus", "") or "").lower() == "rejected":

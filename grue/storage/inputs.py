@@ -157,9 +157,11 @@ class CsvRecord:
     values: dict[str, str]
 
 
-def csv_records(path: Path | str, what: str = "CSV file", required: tuple[str, ...] = ()) -> tuple[list[str], list[CsvRecord]]:
+def csv_records(path: Path | str, what: str = "CSV file", required: tuple[str, ...] = (),
+                consequence: str = "") -> tuple[list[str], list[CsvRecord]]:
     """(header, records) of a UTF-8 CSV file. Refused: an empty file, a header without records, a
-    missing required column, and any record with more or fewer fields than the header (all listed)."""
+    missing required column, and any record with more or fewer fields than the header (all listed,
+    with `consequence`, e.g. "nothing imported")."""
     path = Path(path)
     text = read_text(path, what)
     reader = csv.reader(io.StringIO(text, newline=""))
@@ -182,7 +184,7 @@ def csv_records(path: Path | str, what: str = "CSV file", required: tuple[str, .
             start = reader.line_num + 1
     except csv.Error as err:
         raise InputError(f"{path}: not a readable CSV file at line {reader.line_num} ({err})") from None
-    problems.raise_if_any()
+    problems.raise_if_any(consequence)
     if not records:
         raise InputError(f"{path}: the {what} has a header but no records")
     return header, records

@@ -76,7 +76,7 @@ def import_answers_csv(path: Path, queries: Sequence[Comparison]) -> ImportedAns
     """Answer records for the rows of a results CSV (in file order), or an InputError listing every
     bad row by its line number."""
     path = Path(path)
-    header, records = csv_records(path, "results CSV")
+    header, records = csv_records(path, "results CSV", consequence="nothing imported")
     cols = _columns(header, path)
     by_id = {q.query_id: q for q in queries}
     problems, answers, rejected = Problems(path), [], 0
