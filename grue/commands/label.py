@@ -51,9 +51,17 @@ def _user_errors(command: Callable[[Optional[list[str]]], None]) -> Callable[...
 
 
 def _config(rest: Sequence[str]) -> Any:
+    """The run config of the other arguments, with the learned-reward settings checked across fields
+    (both labeler noises, a schedule without a labeler...) before any model is loaded."""
     from grue.config import load_config
+    from grue.config.cross_fields import CrossFieldError, check_cross_fields
 
-    return load_config(list(rest))
+    cfg = load_config(list(rest))
+    try:
+        check_cross_fields(cfg)
+    except CrossFieldError as err:
+        raise UsageError(str(err)) from None
+    return cfg
 
 
 def _samples(cfg: Any, split: str) -> list:

@@ -87,6 +87,19 @@ def _critic_problems(values: Mapping[str, Any]) -> Iterator[str]:
                    "http://localhost:8000/v1 (critic.backend=http)")
 
 
+class CrossFieldError(ValueError):
+    """Two settings that cannot go together; the message names both keys."""
+
+
+def check_cross_fields(cfg: Any) -> None:
+    """Raise CrossFieldError with the first cross-field problem of a loaded config (DictConfig)."""
+    from omegaconf import OmegaConf
+
+    problem = next(cross_field_problems(OmegaConf.to_container(cfg, resolve=True)), None)
+    if problem:
+        raise CrossFieldError(problem)
+
+
 def cross_field_problems(values: Mapping[str, Any]) -> Iterator[str]:
     """Every cross-field problem of a resolved config (`OmegaConf.to_container(cfg, resolve=True)`)."""
     yield from _labeler_problems(values["reward"])

@@ -198,3 +198,15 @@ def test_win_rate_names_bad_prediction_lines(tmp_path, bad):
                   f"out={tmp_path / 'judged.jsonl'}")
     assert f"{a / 'predictions' / 'test.jsonl'}: 1 problem: line 2:" in out
     assert not (tmp_path / "judged.jsonl").exists()
+
+
+def test_mock_refuses_both_labeler_noises_naming_both_keys(queries):
+    out = refused("label", "mock", "task=imdb", "profile=mini", f"queries={queries}", "labeler=sentiment",
+                  "reward.labeler_temperature=1", "reward.labeler_error_rate=0.2")
+    assert "reward.labeler_temperature=1 and reward.labeler_error_rate=0.2" in out
+
+
+def test_mock_with_a_reference_metric_on_queries_without_references_is_one_line(queries):
+    out = refused("label", "mock", "task=imdb", "profile=mini", f"queries={queries}", "labeler=chrf")
+    assert "labeler mock:chrf cannot score these queries" in out and "no reference" in out
+    assert latest_answers(read_comparisons(queries)) == []
