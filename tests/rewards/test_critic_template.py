@@ -41,6 +41,8 @@ def test_a_user_template_file_is_read_and_braces_in_its_body_survive(tmp_path):
     ("# no labels\n---\n{generation}\n", "labels:"),
     ("labels: A=plus\n---\n{generation}\n", "bad labels entry"),
     ("labels: A=+1\n---\nno placeholder\n", "{generation}"),
+    ("labels: A=nan\n---\n{generation}\n", "bad labels entry"),
+    ("labels: A=inf\n---\n{generation}\n", "bad labels entry"),
 ])
 def test_broken_template_files_are_refused_with_the_reason(tmp_path, content, complaint):
     path = tmp_path / "broken.txt"
@@ -53,3 +55,20 @@ def test_broken_template_files_are_refused_with_the_reason(tmp_path, content, co
 def test_an_unknown_template_name_lists_the_built_in_ones():
     with pytest.raises(TemplateError, match="sentiment"):
         load_template("sentimentt")
+
+
+@pytest.mark.parametrize("encode, complaint", [
+    (lambda text: text.encode("utf-16"), "not UTF-8 (looks like UTF-16"),
+    (lambda text: text.encode("cp1252"), "not UTF-8 at line 3 (looks like Windows-1252"),
+])
+def test_a_template_that_is_not_utf8_is_named_not_a_decode_traceback(tmp_path, encode, complaint):
+    path = tmp_path / "mine.txt"
+    path.write_bytes(encode("labels: A=+1\n---\nÉvaluez la critique: {generation}\n"))
+    with pytest.raises(TemplateError, match=complaint.replace("(", ".")):
+        load_template(str(path))
+
+
+def test_a_template_saved_with_windows_line_ends_reads_like_any_other(tmp_path):
+    path = tmp_path / "mine.txt"
+    path.write_bytes(b"labels: A=+1\r\n---\r\nJudge: {generation}\r\n")
+    assert "{generation}" in load_template(str(path)).body

@@ -7,6 +7,7 @@ placeholders. Placeholders are replaced literally, so the body may contain any o
 from __future__ import annotations
 
 import hashlib
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,17 +60,26 @@ def _parse_labels(line: str, where: str) -> dict[str, float]:
     for item in line.split(":", 1)[1].split(","):
         label, _, sign = item.partition("=")
         try:
-            labels[label.strip() or "?"] = float(sign)
+            value = float(sign)
         except ValueError:
-            raise TemplateError(f"{where}: bad labels entry {item.strip()!r}; write Label=+1 or Label=-1") from None
+            value = math.nan
+        if not math.isfinite(value):
+            raise TemplateError(f"{where}: bad labels entry {item.strip()!r}; write Label=+1 or Label=-1")
+        labels[label.strip() or "?"] = value
     if "?" in labels:
         raise TemplateError(f"{where}: a labels entry has no label name; write Label=+1 or Label=-1")
     return labels
 
 
 def load_template(ref: str) -> CritiqueTemplate:
+    from grue.storage.inputs import InputError, read_text
+
     path = template_path(ref)
-    header, sep, body = path.read_text(encoding="utf-8").partition("\n---\n")
+    try:
+        text = read_text(path, "critic template")
+    except InputError as err:
+        raise TemplateError(str(err)) from None
+    header, sep, body = text.replace("\r\n", "\n").partition("\n---\n")
     if not sep:
         raise TemplateError(f"{path}: no '---' line between the header and the prompt body")
     label_lines = [line for line in header.splitlines() if line.lower().startswith("labels:")]
