@@ -40,6 +40,7 @@ from grue.config import load_config
 from grue.data.imdb import load_imdb_splits
 from grue.data.sample import Sample
 from grue.policy.load import build_value, frozen_copy, load_policy
+from grue.train.rl.nlpo import NLPOTrainer
 from grue.train.rl.trainer import RLTrainer
 
 
@@ -93,8 +94,9 @@ def main() -> None:
         train = [Sample(f"bench-{i}", text, (text,)) for i, text in enumerate(texts)]
     else:
         train = load_imdb_splits(cfg)["train"]
-    trainer = RLTrainer(cfg, policy, frozen_copy(policy.model), build_value(cfg, policy), LengthReward(), train,
-                        Accelerator(cpu=True), nlpo=args.nlpo)
+    trainer_class = NLPOTrainer if args.nlpo else RLTrainer
+    trainer = trainer_class(cfg, policy, frozen_copy(policy.model), build_value(cfg, policy), LengthReward(), train,
+                            Accelerator(cpu=True))
     rows = []
     for i in range(args.iters + 1):
         profiler = (torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU])

@@ -14,7 +14,8 @@ import difflib
 import importlib
 import importlib.util
 import pkgutil
-from typing import Any, Callable, Protocol, Sequence
+from pathlib import Path
+from typing import Any, Callable, Optional, Protocol, Sequence
 
 from grue.data.sample import Sample
 
@@ -25,6 +26,7 @@ class Reward(Protocol):
     def __call__(self, samples: Sequence[Sample], generations: Sequence[str]) -> list[float]: ...
 
 
+CRITIC_CACHE = "critic_cache"  # a run directory's folder of dense-critic judgements (grue/run/run_dir.py)
 RewardFactory = Callable[[Any], Reward]  # (resolved run config) -> Reward
 _FACTORIES: dict[str, RewardFactory] = {}
 _SCANNED: list[bool] = []
@@ -87,12 +89,15 @@ def build_named_reward(cfg: Any, name: str) -> Reward:
     return _factory(name)(cfg)
 
 
-def build_reward(cfg: Any) -> Reward:
-    """The run's reward; `reward.dense=critic` wraps it so it also gives per-token rewards (DRLC)."""
+def build_reward(cfg: Any, run_dir: Optional[Path] = None) -> Reward:
+    """The run's reward; `reward.dense=critic` wraps it so it also gives per-token rewards (DRLC),
+    caching the critic's judgements in the run's directory (`run_dir`, which such a reward needs)."""
     check_reward(cfg.reward.name)
     reward = _factory(cfg.reward.name)(cfg)
     if cfg.reward.dense == "critic":
         from grue.rewards.critic.build import dense_critic_reward
 
-        reward = dense_critic_reward(cfg, reward)
+        if run_dir is None:
+            raise ValueError("reward.dense=critic caches its judgements in the run's directory: pass run_dir")
+        reward = dense_critic_reward(cfg, reward, Path(run_dir) / CRITIC_CACHE)
     return reward

@@ -34,7 +34,10 @@ def scoring_model(cfg: Any, run_dir: RunDir, init_model: str) -> Optional[str]:
     trains nothing (zero-shot, or a published supervised checkpoint); None when it is gone."""
     if run_dir.model_dir.is_dir():
         return str(run_dir.model_dir)
-    if cfg.algo == "zero_shot" or (cfg.algo == "supervised" and cfg.model.supervised_init):
+    from grue.train.registry import get_algorithm
+
+    trains = get_algorithm(cfg.algo).trains
+    if trains == "nothing" or (trains == "supervised" and cfg.model.supervised_init):
         return init_model
     return None
 

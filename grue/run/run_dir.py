@@ -11,6 +11,7 @@ from typing import Any, Callable, Optional
 from grue.storage.atomic import atomic_write_json, atomic_write_text, read_jsonl
 from grue.storage.lock import RunLock
 from grue.results.schema import validate_results
+from grue.rewards.registry import CRITIC_CACHE
 
 
 @dataclass
@@ -27,7 +28,7 @@ class RunDir:
     eval_log = property(lambda self: self.path / "logs" / "eval.jsonl")
     results = property(lambda self: self.path / "results.json")
     model_dir = property(lambda self: self.path / "model")
-    critic_cache = property(lambda self: self.path / "critic_cache")  # judgements of reward.dense=critic
+    critic_cache = property(lambda self: self.path / CRITIC_CACHE)  # judgements of reward.dense=critic
 
     def predictions(self, split: str) -> Path:
         return self.path / "predictions" / f"{split}.jsonl"

@@ -9,26 +9,26 @@ from typing import Any, Sequence
 import torch
 from omegaconf import DictConfig
 
-from grue.train.checkpoint import latest_step, load_latest, save_checkpoint, save_sharded_checkpoint
+from grue.train.checkpoint import latest_step, save_checkpoint, save_sharded_checkpoint
 from grue.config import config_hash, load_config, to_yaml
-from grue.run.display import console, progress_bar, rl_status
+from grue.run.display import console, progress_bar
 from grue.run.evaluate import build_task_scorers, evaluate_split
-from grue.storage.atomic import append_jsonl, atomic_write_jsonl, read_jsonl
+from grue.storage.atomic import append_jsonl, atomic_write_jsonl
 from grue.results.writer import results_document
 from grue.rewards.learned.schedules import results_fields
+from grue.train.outcome import Trained
+from grue.train.registry import get_algorithm
 from grue.train.rl.trainer import NonFiniteError
 from grue.run.run_dir import RunDir
 from grue.run.signals import sigterm_as_interrupt
 from grue.runtime.process import configure_threads, device_of, seed_everything
 from grue.runtime.distributed import die_with_launcher, in_launched_process
 from grue.runtime.launch import lock_is_held_by_launcher, needs_relaunch, relaunch
-from grue.results.schema import RL_ALGOS
-
-WARM_STARTED = ("supervised_ppo", "supervised_nlpo")
 
 
-def _supervised_args(args: Sequence[str]) -> list[str]:
-    return [a for a in args if not a.startswith("algo=")] + ["algo=supervised"]
+def _warm_start_args(args: Sequence[str], algo: str) -> list[str]:
+    """The command line of the run a warm-started one starts from: the same, with its algorithm."""
+    return [a for a in args if not a.startswith("algo=")] + [f"algo={algo}"]
 
 
 class _NoBar:
@@ -45,8 +45,7 @@ class Run:
         self.dir = RunDir.for_config(cfg, self.hash)
         self.device = device_of(cfg)
         self.started = time.time()
-        self.final_iteration = 0
-        self.eval_mask = None  # an NLPO run's RLTrainer when it evaluates with its mask (nlpo.mask_at_eval)
+        self.algo = get_algorithm(cfg.algo)
         self.accelerator, self.main, self.world = None, True, 1
         self.shard_mode, self.sharding = None, None  # grue.runtime.sharding: set when parameters are sharded
         if not needs_relaunch(cfg):  # the launching process of an N-process run needs no engine of its own
@@ -186,16 +185,15 @@ class Run:
         scorers = build_task_scorers(cfg, policy, self.device) if self.main else None  # metrics: main process
         for name, why in (scorers.unavailable.items() if scorers else ()):
             console.print(f"[yellow]\\[grue] metric {name} unavailable: {why}[/]")
-        if cfg.algo == "supervised":
-            self._train_supervised(task, policy, splits)
-        elif cfg.algo in RL_ALGOS:
-            self._train_rl(policy, splits, scorers)
-        final = {split: self._evaluate(policy, scorers, splits[split], split) for split in ("val", "test")}
+        from grue.train.loops import train
+
+        trained = train(self, task, policy, splits, scorers)
+        final = {split: self.evaluate(policy, scorers, splits[split], split, trained) for split in ("val", "test")}
         if self.main:
             self.dir.drop_final_evaluation()  # of an earlier attempt cut short after logging it
             for split, ev in final.items():
                 atomic_write_jsonl(self.dir.predictions(split), ev.predictions)
-                append_jsonl(self.dir.eval_log, {"iteration": self.final_iteration, "split": split, "final": True,
+                append_jsonl(self.dir.eval_log, {"iteration": trained.final_iteration, "split": split, "final": True,
                                                  "metrics": ev.metrics})
             doc = results_document(cfg, task, self.hash, init_ref, {s: ev.metrics for s, ev in final.items()},
                                    {s: len(splits[s]) for s in final}, scorers, time.time() - self.started)
@@ -205,31 +203,41 @@ class Run:
         return self.dir.path
 
     def _initial_model(self) -> str:
-        """The model training starts from; a warm-started run first trains (or reuses) its supervised run."""
-        if self.cfg.algo in WARM_STARTED and not self.cfg.model.supervised_init:
-            Run(load_config(_supervised_args(self.args)), _supervised_args(self.args)).execute()
+        """The model training starts from; a warm-started run first trains (or reuses) the run it starts from."""
+        start = self.algo.warm_start
+        if start and not self.cfg.model.supervised_init:
+            args = _warm_start_args(self.args, start)
+            Run(load_config(args), args).execute()
         return self._initial_model_ref()
 
     def _initial_model_ref(self) -> str:
-        """Where the initial model is (for a warm start: its supervised run's model/), without making it."""
+        """Where the initial model is (for a warm start: its first run's model/), without making it. A
+        published supervised checkpoint (model.supervised_init) stands in for the supervised run."""
         cfg = self.cfg
-        if cfg.algo not in WARM_STARTED:
-            return cfg.model.supervised_init if (cfg.algo == "supervised" and cfg.model.supervised_init) \
-                else cfg.model.policy
-        if cfg.model.supervised_init:
+        if cfg.model.supervised_init and (self.algo.warm_start or self.algo.trains == "supervised"):
             return cfg.model.supervised_init
-        sup_cfg = load_config(_supervised_args(self.args))
-        return str(RunDir.for_config(sup_cfg, config_hash(sup_cfg)).model_dir)
+        if not self.algo.warm_start:
+            return cfg.model.policy
+        first = load_config(_warm_start_args(self.args, self.algo.warm_start))
+        return str(RunDir.for_config(first, config_hash(first)).model_dir)
 
-    def _evaluate(self, policy: Any, scorers: Any, samples: list, split: str):
-        mask = self.eval_mask
-        models = [policy.model] + ([mask.mask_model] if mask else [])
+    # -- what the training loops use (grue.train.outcome.RunServices) ------------------------------------
+    def say(self, message: str, warning: bool = False) -> None:
+        console.print(f"[yellow]\\[grue] {message}[/]" if warning else f"\\[grue] {message}", soft_wrap=warning)
+
+    def bar(self, description: str, total: int, completed: int = 0):
+        return self._bar(description, total, completed)
+
+    def evaluate(self, policy: Any, scorers: Any, samples: list, split: str, trained: Trained | None = None):
+        """Generate for and score one split; an NLPO run decodes through its mask (`trained`)."""
+        trained = trained or Trained()
+        models = [policy.model, *trained.eval_models]
         gathered = self.sharding.gathered(models) if self.sharding else nullcontext()
         with self._bar(f"evaluating {split}", len(samples)) as bar, gathered:  # sharded: whole while generating
             return evaluate_split(self.cfg, policy, scorers, samples, progress=bar.advance, accelerator=self.accelerator,
-                                  make_processors=mask.eval_processors if mask else None)
+                                  make_processors=trained.eval_processors)
 
-    def _start_sharding(self) -> Any:
+    def start_sharding(self) -> Any:
         """The run's Sharding when its parameters are to be sharded (several processes and a shard mode)."""
         if self.shard_mode and self.world > 1:
             from grue.runtime.sharding import Sharding
@@ -241,85 +249,14 @@ class Run:
                           "(num_processes=N); this one process holds the whole model[/]", soft_wrap=True)
         return self.sharding
 
-    def _save_checkpoint(self, step: int, trainer: Any) -> None:
+    def save_checkpoint(self, step: int, trainer: Any) -> None:
         if self.sharding is not None:  # every rank writes its shards, the main one the rest
             save_sharded_checkpoint(self.dir.checkpoints, step, trainer.state_dict(), trainer.write_shards,
                                     self.main, self._barrier)
         elif self.main:  # every rank holds the same weights; one writes
             save_checkpoint(self.dir.checkpoints, step, trainer.state_dict())
 
-    def _save_model(self, policy: Any) -> None:
+    def save_model(self, policy: Any) -> None:
         state = self.sharding.full_state_dict(policy.model) if self.sharding else None  # every rank, when sharded
         if self.main:
             self.dir.save_model(policy, state)
-
-    # -- supervised ----------------------------------------------------------------------------------
-    def _train_supervised(self, task: Any, policy: Any, splits: dict) -> None:
-        from grue.train.supervised.trainer import SupervisedTrainer, training_pairs
-
-        cfg = self.cfg
-        if cfg.model.supervised_init:  # a published supervised checkpoint is the Supervised row as is
-            return
-        trainer = SupervisedTrainer(cfg, policy, training_pairs(task, splits["train"]), self.accelerator,
-                                    self._start_sharding())
-        state = load_latest(self.dir.checkpoints)
-        if state:
-            trainer.load_state_dict(state)
-            console.print(f"\\[grue] resumed supervised training after epoch {trainer.epoch}")
-        if self.main:  # the log matches the state resumed from (epoch 0 when there was no checkpoint)
-            self.dir.truncate_logs(trainer.epoch, key="epoch")
-        while trainer.epoch < cfg.supervised.epochs:
-            with self._bar(f"supervised epoch {trainer.epoch + 1}/{cfg.supervised.epochs}",
-                           trainer.steps_per_epoch) as bar:
-                loss = trainer.train_epoch(lambda l: bar.advance(1, f"loss {l:.3f}"))
-            if self.main:  # one process writes the log
-                append_jsonl(self.dir.train_log, {"epoch": trainer.epoch, "loss": loss,
-                                                  "target_tokens": trainer.target_tokens})
-            self._save_checkpoint(trainer.epoch, trainer)
-        self._save_model(policy)
-
-    # -- RL ----------------------------------------------------------------------------------------
-    def _train_rl(self, policy: Any, splits: dict, scorers: Any) -> None:
-        from grue.policy.load import build_value, frozen_copy
-        from grue.rewards.learned.schedules import build_run_reward
-        from grue.train.rl.nlpo_mask import loose_mask_note
-        from grue.train.rl.trainer import RLTrainer
-
-        cfg = self.cfg
-        seed_everything(cfg.seed)  # the RL phase starts from the same state whether or not a warm start ran first
-        ref_model = frozen_copy(policy.model)  # pi_0: the initial (for Supervised+RL: the supervised) model
-        value = build_value(cfg, policy)
-        nlpo = cfg.algo.endswith("nlpo")
-        # A label schedule (reward.schedule) collects labels and trains its reward model here, before RL;
-        # `progress` reads the trainer made next, so batched rounds follow the RL iterations.
-        reward = build_run_reward(cfg, self.dir.path, policy, splits["train"],
-                                  lambda: (trainer.iteration, trainer.n_iters), lambda m: console.print(f"\\[grue] {m}"))
-        trainer = RLTrainer(cfg, policy, ref_model, value, reward, splits["train"], self.accelerator,
-                            nlpo=nlpo, sharding=self._start_sharding())
-        self.eval_mask = trainer if nlpo and cfg.nlpo.mask_at_eval else None
-        note = loose_mask_note(int(cfg.rollout.top_k or 0), cfg.nlpo.min_tokens_to_keep) if nlpo else None
-        if note:  # only the main process's console speaks
-            console.print(f"[yellow]\\[grue] note: {note}[/]", soft_wrap=True)
-        state = load_latest(self.dir.checkpoints)
-        if state:
-            trainer.load_state_dict(state)
-            console.print(f"\\[grue] resumed at iteration {trainer.iteration}/{trainer.n_iters}")
-        if self.main:  # the logs match the state resumed from (iteration 0 when there was no checkpoint)
-            self.dir.truncate_logs(trainer.iteration)
-        last_val = next((r["metrics"] for r in reversed(read_jsonl(self.dir.eval_log)) if r["split"] == "val"), None)
-        with self._bar(f"{cfg.algo} {cfg.task}", trainer.n_iters, trainer.iteration) as bar:
-            while trainer.iteration < trainer.n_iters:
-                stats = trainer.step()
-                if self.main:
-                    append_jsonl(self.dir.train_log, stats)
-                self.accelerator.log(stats, step=trainer.iteration)  # TensorBoard when it is installed
-                if trainer.iteration % cfg.eval.eval_every == 0 and trainer.iteration < trainer.n_iters:
-                    last_val = self._evaluate(policy, scorers, splits["val"], "val").metrics
-                    if self.main:
-                        append_jsonl(self.dir.eval_log, {"iteration": trainer.iteration, "split": "val",
-                                                         "metrics": last_val})
-                if trainer.iteration % cfg.eval.save_every == 0 or trainer.iteration == trainer.n_iters:
-                    self._save_checkpoint(trainer.iteration, trainer)
-                bar.advance(1, rl_status(stats, last_val))
-        self.final_iteration = trainer.n_iters
-        self._save_model(policy)

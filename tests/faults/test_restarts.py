@@ -9,7 +9,7 @@ import json
 import pytest
 
 from grue.config import load_config
-from grue.run import checkpoint as checkpoint_module
+from grue.train import checkpoint as checkpoint_module
 from grue.train.checkpoint import CheckpointWriteError
 from grue.run.runner import Run
 from grue.storage.atomic import read_jsonl

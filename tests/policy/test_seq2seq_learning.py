@@ -9,6 +9,7 @@ from omegaconf import OmegaConf
 from grue.config.schema import RunConfig
 from grue.data.sample import Sample
 from grue.policy.load import build_value, frozen_copy
+from grue.train.rl.nlpo import NLPOTrainer
 from grue.train.rl.trainer import RLTrainer
 from grue.train.supervised.trainer import SupervisedTrainer, seq2seq_batch
 
@@ -40,8 +41,9 @@ class LetterShareReward:
 
 def make_trainer(policy, cfg, nlpo):
     samples = [Sample(str(i), p, ("",)) for i, p in enumerate(PROMPTS)]
-    return RLTrainer(cfg, policy, frozen_copy(policy.model), build_value(cfg, policy), LetterShareReward(),
-                     samples, Accelerator(cpu=True), nlpo=nlpo)
+    trainer_class = NLPOTrainer if nlpo else RLTrainer
+    return trainer_class(cfg, policy, frozen_copy(policy.model), build_value(cfg, policy), LetterShareReward(),
+                         samples, Accelerator(cpu=True))
 
 
 def mean_reward(trainer, n=3):

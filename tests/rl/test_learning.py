@@ -7,6 +7,7 @@ from omegaconf import OmegaConf
 from grue.config.schema import RunConfig
 from grue.data.sample import Sample
 from grue.policy.load import build_value, frozen_copy
+from grue.train.rl.nlpo import NLPOTrainer
 from grue.train.rl.trainer import RLTrainer
 
 
@@ -43,8 +44,9 @@ def test_rl_raises_a_simple_reward(tiny_causal_policy, algo, value_model):
     policy = tiny_causal_policy
     torch.manual_seed(0)
     samples = [Sample(str(i), p, ("",)) for i, p in enumerate(["The film was", "dogs run in", "A tedious", "I"])]
-    trainer = RLTrainer(cfg, policy, frozen_copy(policy.model), build_value(cfg, policy), TokenCountReward(),
-                        samples, Accelerator(cpu=True), nlpo=algo == "nlpo")
+    trainer_class = NLPOTrainer if algo == "nlpo" else RLTrainer
+    trainer = trainer_class(cfg, policy, frozen_copy(policy.model), build_value(cfg, policy), TokenCountReward(),
+                            samples, Accelerator(cpu=True))
     before = mean_reward(trainer)
     for _ in range(12):
         trainer.step()
@@ -62,7 +64,7 @@ def test_kl_penalty_holds_the_policy_near_the_reference(tiny_causal_policy):
         start = {k: v.clone() for k, v in policy.model.state_dict().items()}
         cfg = tiny_cfg(kl={"init_coef": beta, "target": 1.0, "k_beta": 0.0})  # constant beta
         trainer = RLTrainer(cfg, policy, ref, build_value(cfg, policy), TokenCountReward(), samples,
-                            Accelerator(cpu=True), nlpo=False)
+                            Accelerator(cpu=True))
         kls = [trainer.step()["kl"] for _ in range(8)]
         policy.model.load_state_dict(start)
         return sum(kls[-3:]) / 3
@@ -82,7 +84,7 @@ def test_ppo_learns_a_terminal_reward_with_minibatches_smaller_than_an_episode(t
     samples = [Sample(str(i), p, ("",)) for i, p in enumerate(["The film was", "dogs run in", "A tedious", "I"])]
     torch.manual_seed(0)
     trainer = RLTrainer(cfg, policy, frozen_copy(policy.model), build_value(cfg, policy), TokenCountReward(),
-                        samples, Accelerator(cpu=True), nlpo=False)
+                        samples, Accelerator(cpu=True))
     rewards = [trainer.step()["reward_mean"] for _ in range(8)]
     before, after = sum(rewards[:2]) / 2, sum(rewards[-2:]) / 2
     assert after > before + 0.04, rewards

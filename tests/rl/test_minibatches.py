@@ -94,8 +94,7 @@ def test_update_takes_the_same_steps_whatever_a_minibatch_is_cut_from(tiny_causa
                         "minibatch": minibatch})
     samples = [Sample(str(i), p, ("",)) for i, p in enumerate(["The film was", "dogs run in"])]
     trainer = RLTrainer(cfg, tiny_causal_policy, frozen_copy(tiny_causal_policy.model),
-                        build_value(cfg, tiny_causal_policy), TokenCountReward(), samples, Accelerator(cpu=True),
-                        nlpo=False)
+                        build_value(cfg, tiny_causal_policy), TokenCountReward(), samples, Accelerator(cpu=True))
     stats = trainer.step()
     assert stats["tokens"] == 48 and stats["optimizer_steps"] == 2 * 2
 
@@ -106,7 +105,7 @@ def test_update_takes_epochs_times_ceil_transitions_over_batch_size_steps(tiny_c
     policy = tiny_causal_policy
     samples = [Sample(str(i), p, ("",)) for i, p in enumerate(["The film was", "dogs run in"])]
     trainer = RLTrainer(cfg, policy, frozen_copy(policy.model), build_value(cfg, policy), TokenCountReward(),
-                        samples, Accelerator(cpu=True), nlpo=False)
+                        samples, Accelerator(cpu=True))
     stats = trainer.step()
     assert stats["tokens"] == 30                       # 5 episodes of 6 tokens
     assert stats["optimizer_steps"] == 3 * math.ceil(30 / 4)
@@ -144,7 +143,7 @@ def test_an_iteration_collects_steps_per_update_transitions_when_episodes_end_ea
     samples = [Sample(str(i), p, ("",)) for i, p in enumerate(["The film was", "dogs run in", "A tedious", "I"])]
     torch.manual_seed(0)
     trainer = RLTrainer(cfg, policy, frozen_copy(policy.model), build_value(cfg, policy), TokenCountReward(),
-                        samples, Accelerator(cpu=True), nlpo=False)
+                        samples, Accelerator(cpu=True))
     stats = trainer.step()
     assert stats["episodes"] > math.ceil(64 / 8)         # more episodes than full-length ones would need
     assert 64 <= stats["tokens"] < 64 + 8 * 8             # at least the steps, at most one more rollout batch over

@@ -6,7 +6,7 @@ from accelerate import Accelerator
 
 from grue.data.sample import Sample
 from grue.policy.load import build_value, frozen_copy
-from grue.train.rl.trainer import RLTrainer
+from grue.train.rl.nlpo import NLPOTrainer
 from tests.rl.test_learning import TokenCountReward, tiny_cfg
 
 
@@ -20,8 +20,8 @@ def test_the_masking_model_is_refreshed_only_as_configured(tiny_causal_policy, r
     policy = tiny_causal_policy
     initial = frozen_copy(policy.model)
     samples = [Sample(str(i), p, ("",)) for i, p in enumerate(["The film was", "dogs run in"])]
-    trainer = RLTrainer(cfg, policy, frozen_copy(policy.model), build_value(cfg, policy), TokenCountReward(),
-                        samples, Accelerator(cpu=True), nlpo=True)
+    trainer = NLPOTrainer(cfg, policy, frozen_copy(policy.model), build_value(cfg, policy), TokenCountReward(),
+                          samples, Accelerator(cpu=True))
     trainer.step()
     assert same_weights(trainer.mask_model, initial) and not same_weights(policy.model, initial)
     trainer.step()  # iteration 2 = update_every

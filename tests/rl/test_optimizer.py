@@ -36,7 +36,7 @@ def _trainer(policy, ent_coef: float) -> RLTrainer:
     cfg = tiny_cfg(ppo={"ent_coef": ent_coef, "epochs": 1})
     samples = [Sample(str(i), p, ("",)) for i, p in enumerate(["The film was", "dogs run in", "A tedious", "I"])]
     return RLTrainer(cfg, policy, frozen_copy(policy.model), build_value(cfg, policy), TokenCountReward(),
-                     samples, Accelerator(cpu=True), nlpo=False)
+                     samples, Accelerator(cpu=True))
 
 
 def test_gradients_are_freed_after_each_step_and_a_logged_entropy_has_no_graph(tiny_causal_policy, monkeypatch):

@@ -38,7 +38,7 @@ def test_policy_first_backward_gives_the_summed_loss_gradients_bit_for_bit(tiny_
     policy = tiny_causal_policy
     samples = [Sample(str(i), p, ("",)) for i, p in enumerate(["The film was", "dogs run in", "A tedious"])]
     trainer = RLTrainer(cfg, policy, frozen_copy(policy.model), build_value(cfg, policy), TokenCountReward(),
-                        samples, Accelerator(cpu=True), nlpo=False)
+                        samples, Accelerator(cpu=True))
     assert trainer._policy_backward_first()  # a separate critic, one process: the split path is the default
     torch.manual_seed(1)
     exp = trainer.collect()

@@ -6,6 +6,7 @@ one line before any model is loaded; the factory itself only builds.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 from grue.rewards.critic.backend import CriticBackend
@@ -15,12 +16,14 @@ from grue.rewards.critic.template import template_for_task
 from grue.rewards.registry import Reward
 
 BACKENDS = ("local", "http", "self")
-WARM_STARTED = ("supervised_ppo", "supervised_nlpo")
 
 
 def initial_policy_reference(cfg: Any) -> str:
-    """Self-critique's critic: the model the policy starts from, loaded again and kept frozen."""
-    return cfg.model.supervised_init if cfg.algo in WARM_STARTED else cfg.model.policy
+    """Self-critique's critic: the model the policy starts from, loaded again and kept frozen (a
+    warm-started run's is its published supervised checkpoint, when one is named)."""
+    from grue.train.registry import get_algorithm
+
+    return cfg.model.supervised_init if get_algorithm(cfg.algo).warm_start else cfg.model.policy
 
 
 def check_critic_settings(cfg: Any) -> None:
@@ -54,11 +57,9 @@ def critic_backend(cfg: Any) -> CriticBackend:
     return LocalLMCritic(ref, critic.device or device_of(cfg), critic.batch_size, critic.max_new_tokens)
 
 
-def dense_critic_reward(cfg: Any, extrinsic: Reward) -> DenseCriticReward:
-    from grue.config import config_hash
-    from grue.run.run_dir import RunDir
-
+def dense_critic_reward(cfg: Any, extrinsic: Reward, cache_dir: Path) -> DenseCriticReward:
+    """The dense reward around `extrinsic`; the run hands down where its judgements are cached."""
     critic = cfg.critic
-    cache = JudgementCache(RunDir.for_config(cfg, config_hash(cfg)).critic_cache)
+    cache = JudgementCache(cache_dir)
     return DenseCriticReward(extrinsic, critic_backend(cfg), template_for_task(cfg.task, critic.template), cache,
                              critic.alpha_extrinsic, critic.alpha_intrinsic, critic.span_reward, critic.score_scale)

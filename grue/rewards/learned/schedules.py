@@ -184,4 +184,4 @@ def build_run_reward(cfg: Any, run_dir: Path, policy: Any, train: Sequence[Sampl
         return ScheduledReward(cfg, run_dir, policy, train, progress, say)
     from grue.rewards.registry import build_reward
 
-    return build_reward(cfg)
+    return build_reward(cfg, run_dir)

@@ -82,10 +82,22 @@ def concat_rollouts(parts: Sequence[Rollout], pad_id: int, padding_side: str = "
                    action_mask, parts[0].temperature)
 
 
+@dataclass
+class Episodes:
+    """One rollout round before advantages: what was sampled and what it earned. Every RL algorithm
+    shares this part; how it becomes an Experience (the advantages) is the algorithm's own."""
+    samples: Sequence[Sample]
+    rollout: Rollout
+    generations: list[str]
+    task_reward: torch.Tensor   # [B] the reward of each finished episode
+    token_reward: torch.Tensor  # [B] the same, or [B, T] under a dense reward (reward.dense)
+    ref_logp: torch.Tensor      # [B, T] log-probs of the actions under the frozen reference
+
+
 @torch.no_grad()
-def collect(policy: Any, samples: Sequence[Sample], gen_cfg: Any, batch_size: int, reward_fn: Any,
-            ref_model: Any, value: Any, beta: float, gamma: float, lam: float,
-            make_processors: Any = None) -> Experience:
+def sample_episodes(policy: Any, samples: Sequence[Sample], gen_cfg: Any, batch_size: int, reward_fn: Any,
+                    ref_model: Any, make_processors: Any = None) -> Episodes:
+    """Sample one round of episodes, score them, and compute the reference log-probs."""
     prompts = policy.encode([s.prompt for s in samples])  # one encode: every chunk shares the padded width
     parts = []
     for start in range(0, len(samples), batch_size):
@@ -96,10 +108,18 @@ def collect(policy: Any, samples: Sequence[Sample], gen_cfg: Any, batch_size: in
     generations = policy.decode(rollout.actions, rollout.valid)
     task_reward = torch.tensor(reward_fn(samples, generations), dtype=torch.float32, device=rollout.actions.device)
     ref_logp = policy.raw_log_probs(ref_model, rollout)
-    old_values = value.values(policy, rollout) * rollout.valid
     token_reward = (reward_fn.token_rewards(samples, generations, task_reward, rollout, policy.tokenizer)
                     if hasattr(reward_fn, "token_rewards") else task_reward)  # [B, T] under reward.dense
-    rewards, kl = kl_penalised_rewards(token_reward, rollout.raw_logp, ref_logp, rollout.valid,
+    return Episodes(samples, rollout, generations, task_reward, token_reward, ref_logp)
+
+
+@torch.no_grad()
+def gae_experience(policy: Any, episodes: Episodes, value: Any, beta: float, gamma: float, lam: float) -> Experience:
+    """PPO's advantages: per-token KL-penalised rewards, the critic's values, GAE (Eqs. 1, 4-5)."""
+    rollout = episodes.rollout
+    old_values = value.values(policy, rollout) * rollout.valid
+    rewards, kl = kl_penalised_rewards(episodes.token_reward, rollout.raw_logp, episodes.ref_logp, rollout.valid,
                                        rollout.last_index, beta)
     advantages, returns = gae(rewards, old_values, rollout.valid, gamma, lam)
-    return Experience(rollout, old_values, advantages, returns, task_reward, kl, generations)
+    return Experience(rollout, old_values, advantages, returns, episodes.task_reward, kl, episodes.generations)
+

@@ -1,7 +1,15 @@
-"""One implementation of PPO and NLPO for any policy: rollout, advantages, clipped updates.
+"""The RL trainer for any policy, and PPO as its default: rollout -> advantages -> update.
 
-NLPO is PPO plus a masking model: a frozen copy of the policy, refreshed every `nlpo.update_every`
-iterations, whose top-p set masks the policy when sampling and (through the stored mask) in the loss.
+One iteration is three seams an algorithm can replace one at a time (grue/train/registry.py says how
+an algorithm names its trainer):
+- `rollout_round(samples)`: sample episodes, score them, reference log-probs (shared by all);
+- `advantages(episodes)`: PPO's per-token KL-penalised rewards, critic values and GAE; a critic-free
+  method (`uses_critic = False`) computes its own, e.g. group-normalised sequence rewards;
+- `update(experience)`: epochs of clipped-ratio minibatch steps over the rollout (the critic's value
+  loss joins when there is one).
+Hooks for what an algorithm adds around them: `extra_models` (frozen models it checkpoints and
+shards, e.g. NLPO's masking model), `rollout_processors`, `evaluation_processors`, `algorithm_stats`,
+`after_iteration` (grue/train/rl/nlpo.py uses all five).
 """
 from __future__ import annotations
 
@@ -9,19 +17,19 @@ import math
 import time
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import torch
 from accelerate.utils import DistributedType
 
 from grue.train.checkpoint import SHARDS, check_checkpoint_layout
 from grue.data.sample import Sample
-from grue.policy.load import frozen_copy
 from grue.policy.masking import entropy
 from grue.train.rl.kl import AdaptiveKLController
 from grue.train.rl.ppo_loss import PPOLosses, combined, masked_mean, policy_terms, value_term
 from grue.train.rl.minibatch import MINIBATCHES, minibatch_count
-from grue.train.rl.rollout import Experience, collect, concat_experiences, next_episode_count
+from grue.train.rl.rollout import Episodes, Experience, concat_experiences, gae_experience, next_episode_count, \
+    sample_episodes
 from grue.runtime.distributed import average_gradients, global_sum, world_of
 from grue.runtime.sharding import Sharding
 
@@ -60,29 +68,53 @@ def build_optimizer(modules: Sequence[torch.nn.Module], lr: float, weight_decay:
 
 
 class RLTrainer:
+    """PPO (paper section 3): a critic, GAE advantages over KL-penalised rewards, PPO-clip updates."""
+
+    uses_critic = True  # False: `value` is None and the algorithm's `advantages` needs no critic
+
     def __init__(self, cfg: Any, policy: Any, ref_model: Any, value: Any, reward_fn: Any,
-                 train: Sequence[Sample], accelerator: Any, nlpo: bool, sharding: Optional[Sharding] = None) -> None:
+                 train: Sequence[Sample], accelerator: Any, sharding: Optional[Sharding] = None) -> None:
         self.cfg, self.policy, self.ref_model, self.value = cfg, policy, ref_model, value
-        self.reward_fn, self.train, self.accelerator, self.nlpo = reward_fn, list(train), accelerator, nlpo
-        self.mask_model = frozen_copy(policy.model) if nlpo else None  # copied whole, before any sharding
+        self.reward_fn, self.train, self.accelerator = reward_fn, list(train), accelerator
+        extra = self.extra_models()  # made whole, before any sharding
         self.sharding = sharding
         if sharding is not None:  # every model, frozen ones too, before the optimizer sees the parameters
-            for model in (policy.model, value, ref_model, self.mask_model):
+            for model in (policy.model, value, ref_model, *extra.values()):
                 if model is not None:
                     sharding.shard(model)
-        self.optimizer = build_optimizer([policy.model, value], cfg.ppo.learning_rate, cfg.ppo.weight_decay,
-                                         fused=sharding is None)
+        trained = [m for m in (policy.model, value) if m is not None]
+        self.optimizer = build_optimizer(trained, cfg.ppo.learning_rate, cfg.ppo.weight_decay, fused=sharding is None)
         # what a sharded checkpoint holds, by name (grue.runtime.sharding.save_shards)
-        self._owner = torch.nn.ModuleDict({"policy": policy.model, "value": value,
-                                           **({"mask_model": self.mask_model} if nlpo else {})})
+        self._owner = torch.nn.ModuleDict({"policy": policy.model, **({"value": value} if value is not None else {}),
+                                           **extra})
         self.kl_ctl = AdaptiveKLController(cfg.kl.init_coef, cfg.kl.target, cfg.kl.k_beta)
         self.iteration = 0
         self.n_iters = max(1, cfg.ppo.total_steps // cfg.ppo.steps_per_update)
         self.data_gen = torch.Generator().manual_seed(int(cfg.seed))
         self.update_gen = torch.Generator().manual_seed(int(cfg.seed) + 1)
         self._order: list[int] = []
-        self._masks: list[Any] = []  # this iteration's NLPO mask processors, for their statistics
         self.rank, self.world = world_of(accelerator)
+
+    # -- what an algorithm adds around the seams (PPO adds nothing) ---------------------------------
+    def extra_models(self) -> dict[str, torch.nn.Module]:
+        """Frozen models of the algorithm's own, by checkpoint name: sharded and saved with the run.
+        Called once, from __init__, before anything is sharded."""
+        return {}
+
+    def rollout_processors(self, prompts: Any) -> Sequence[Any]:
+        """Logits processors for one rollout generate() call (they shape the recorded distribution)."""
+        return ()
+
+    def evaluation_processors(self) -> Optional[Callable[[Any], Sequence[Any]]]:
+        """A factory of logits processors for evaluation decoding, or None for plain decoding."""
+        return None
+
+    def algorithm_stats(self) -> dict[str, float]:
+        """The algorithm's own figures for this iteration's log line (read after the rollout)."""
+        return {}
+
+    def after_iteration(self) -> None:
+        """Called once per iteration, after the update and the KL controller's step."""
 
     # -- data order ------------------------------------------------------------------------------
     def _next_samples(self, n: int) -> list[Sample]:
@@ -94,30 +126,6 @@ class RLTrainer:
         return out
 
     # -- one iteration -----------------------------------------------------------------------------
-    def _mask(self, prompts: Any, gen: Any, beams: int = 1) -> Any:
-        nlpo = self.cfg.nlpo
-        mask = self.policy.mask_processor(self.mask_model, prompts, nlpo.top_p, nlpo.min_tokens_to_keep,
-                                          self.policy.special_token_ids(), beams)
-        mask.top_k = int(gen.top_k or 0) if gen.do_sample else 0
-        return mask
-
-    def _processors(self, prompts: Any) -> list[Any]:
-        """The rollout's NLPO mask for one generate() call; its statistics are logged per iteration."""
-        mask = self._mask(prompts, self.cfg.rollout)
-        self._masks.append(mask)
-        return [mask]
-
-    def eval_processors(self, prompts: Any) -> list[Any]:
-        """The NLPO mask for evaluation decoding (`nlpo.mask_at_eval`), with the current masking model:
-        the reference code evaluates NLPO through the same masked generation it samples with."""
-        return [self._mask(prompts, self.cfg.generation, int(self.cfg.generation.num_beams))]
-
-    def _mask_bound_fraction(self) -> dict[str, float]:
-        """Share of this iteration's sampling steps at which the NLPO mask changed the candidates."""
-        steps, bound = global_sum([sum(m.steps for m in self._masks), sum(m.bound for m in self._masks)], self.world)
-        self._masks = []
-        return {"nlpo/mask_bound_fraction": bound / steps} if steps else {}
-
     def _my_samples(self, episodes: int) -> list[Sample]:
         """This rank's block of the next `episodes` episodes of the run. Every rank draws the same global
         order (same generator), rounded up to a multiple of the number of processes so all generate
@@ -140,20 +148,32 @@ class RLTrainer:
                 mean_length = transitions / episodes if episodes else float(cfg.rollout.max_new_tokens)
                 cap = cfg.ppo.rollout_batch_size * self.world if parts else math.inf  # round one: as many as needed
                 n = next_episode_count(int(cfg.ppo.steps_per_update - transitions), mean_length, cap)
-                part = collect(self.policy, self._my_samples(n), cfg.rollout, cfg.ppo.rollout_batch_size,
-                               self.reward_fn, self.ref_model, self.value, self.kl_ctl.value, cfg.ppo.gamma,
-                               cfg.ppo.gae_lambda, self._processors if self.nlpo else None)
+                part = self.advantages(self.rollout_round(self._my_samples(n)))
                 parts.append(part)
                 valid, count = global_sum([part.rollout.valid.sum().item(), part.task_reward.numel()], self.world)
                 transitions, episodes = transitions + valid, episodes + count
         return concat_experiences(parts, self.policy.tokenizer.pad_token_id, self.policy.padding_side)
 
+    def rollout_round(self, samples: Sequence[Sample]) -> Episodes:
+        """Seam 1: sample, score and take the reference's log-probs for one round of episodes."""
+        return sample_episodes(self.policy, samples, self.cfg.rollout, self.cfg.ppo.rollout_batch_size,
+                               self.reward_fn, self.ref_model, self.rollout_processors)
+
+    def advantages(self, episodes: Episodes) -> Experience:
+        """Seam 2: PPO's GAE over the KL-penalised rewards with the critic's values."""
+        cfg = self.cfg.ppo
+        return gae_experience(self.policy, episodes, self.value, self.kl_ctl.value, cfg.gamma, cfg.gae_lambda)
+
+    def generating_models(self) -> list[torch.nn.Module]:
+        """The models a generate() call runs: the policy and any model its processors run."""
+        return [self.policy.model]
+
     def gathered_for_generation(self):
-        """Sharded: the policy and masking model whole while each rank decodes at its own pace (the
-        reference and the critic stay sharded; every rank calls them equally often)."""
+        """Sharded: the generating models whole while each rank decodes at its own pace (the reference
+        and the critic stay sharded; every rank calls them equally often)."""
         if self.sharding is None:
             return nullcontext()
-        return self.sharding.gathered([self.policy.model, self.mask_model])
+        return self.sharding.gathered(self.generating_models())
 
     def _normalised_advantages(self, exp: Experience) -> torch.Tensor:
         """Advantages normalised over the whole iteration's rollout (every process's transitions), or
@@ -172,7 +192,7 @@ class RLTrainer:
 
     def _policy_backward_first(self) -> bool:
         """Whether the policy's terms can be back-propagated before the critic's forward (see below)."""
-        return (not getattr(self.value, "shared", False) and self.sharding is None
+        return (self.value is not None and not getattr(self.value, "shared", False) and self.sharding is None
                 and self.accelerator.distributed_type != DistributedType.DEEPSPEED)
 
     def _backward_minibatch(self, mb: Experience, selected: torch.Tensor, share: Optional[float]) -> PPOLosses:
@@ -193,7 +213,11 @@ class RLTrainer:
             token_entropy = entropy(logp_all)
         policy = policy_terms(new_logp, mb.rollout.logp, mb.advantages, token_entropy, selected, cfg.clip_range,
                               cfg.ent_coef, normalise_advantages=cfg.normalise_advantages == "minibatch")
-        if self._policy_backward_first():
+        if self.value is None:  # critic-free: the policy's terms are the whole loss
+            _check_finite(self.iteration + 1, PPO_loss=policy.loss.item())
+            self._backward(policy.loss, share)
+            losses = combined(policy, torch.zeros((), device=policy.loss.device), cfg.vf_coef, cfg.ent_coef)
+        elif self._policy_backward_first():
             _check_finite(self.iteration + 1, PPO_loss=policy.loss.item())
             self._backward(policy.loss, share)
             del new_logp, logp_all, states, token_entropy
@@ -217,7 +241,6 @@ class RLTrainer:
         total = int(global_sum([exp.rollout.valid.sum().item()], self.world)[0])
         parts = minibatch_count(total, cfg.batch_size)
         cut = MINIBATCHES[cfg.minibatch]
-        shared = getattr(self.value, "shared", False)
         params = [p for g in self.optimizer.param_groups for p in g["params"]]
         totals: dict[str, float] = {}
         steps = 0
@@ -245,7 +268,7 @@ class RLTrainer:
         return {"optimizer_steps": steps, **{f"loss/{k}": v / max(1, steps) for k, v in totals.items()}}
 
     def step(self) -> dict[str, float]:
-        """One rollout + one update; refresh the NLPO masking model every mu iterations."""
+        """One rollout + one update (and whatever the algorithm does after it)."""
         start = time.perf_counter()
         exp = self.collect()
         rollout_s = time.perf_counter() - start
@@ -257,28 +280,32 @@ class RLTrainer:
         else:
             mean_kl, reward_mean = kl_sum / max(valid, 1.0), reward_sum / max(episodes, 1.0)
         _check_finite(self.iteration + 1, mean_reward=reward_mean, mean_KL=mean_kl)
-        mask_stats = self._mask_bound_fraction()
+        algorithm_stats = self.algorithm_stats()
         beta_used = self.kl_ctl.value
         stats = self.update(exp)
         self.kl_ctl.update(mean_kl)
         self.iteration += 1
-        if self.nlpo and self.cfg.nlpo.refresh == "paper" and self.iteration % self.cfg.nlpo.update_every == 0:
-            self.mask_model.load_state_dict(self.policy.model.state_dict())
+        self.after_iteration()
         return {"iteration": self.iteration, "tokens": int(valid), "episodes": int(episodes),
                 "reward_mean": reward_mean, "kl": mean_kl,
                 "kl_coef": beta_used, "next_kl_coef": self.kl_ctl.value, "rollout_s": rollout_s,
-                "update_s": time.perf_counter() - start - rollout_s, **mask_stats, **stats, **self._reward_stats()}
+                "update_s": time.perf_counter() - start - rollout_s, **algorithm_stats, **stats, **self._reward_stats()}
 
     def _reward_stats(self) -> dict[str, float]:
         """A reward's own per-iteration figures (reward.dense=critic: r_ex and r_in apart, the critic's counts)."""
         return self.reward_fn.iteration_stats() if hasattr(self.reward_fn, "iteration_stats") else {}
 
     # -- resume --------------------------------------------------------------------------------------
+    def extra_models_by_name(self) -> dict[str, torch.nn.Module]:
+        """The algorithm's own models as checkpointed (those `extra_models` made)."""
+        return {name: model for name, model in self._owner.items() if name not in ("policy", "value")}
+
     def state_dict(self) -> dict[str, Any]:
         """Everything to resume from; a sharded run's weights and optimizer state go to `write_shards`."""
         if self.sharding is None:
-            weights = {"policy": self.policy.model.state_dict(), "value": self.value.state_dict(),
-                       "mask_model": self.mask_model.state_dict() if self.mask_model is not None else None,
+            weights = {"policy": self.policy.model.state_dict(),
+                       "value": self.value.state_dict() if self.value is not None else None,
+                       **{name: model.state_dict() for name, model in self.extra_models_by_name().items()},
                        "optimizer": self.optimizer.state_dict()}
         else:
             weights = {"sharded": True}
@@ -294,9 +321,10 @@ class RLTrainer:
         check_checkpoint_layout(state, self.sharding is not None)
         if self.sharding is None:
             self.policy.model.load_state_dict(state["policy"])
-            self.value.load_state_dict(state["value"])
-            if self.mask_model is not None:
-                self.mask_model.load_state_dict(state["mask_model"])
+            if self.value is not None:
+                self.value.load_state_dict(state["value"])
+            for name, model in self.extra_models_by_name().items():
+                model.load_state_dict(state[name])
             self.optimizer.load_state_dict(state["optimizer"])
         else:
             self.sharding.load_shards(self._owner, self.optimizer, Path(state["checkpoint_dir"]) / SHARDS)

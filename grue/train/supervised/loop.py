@@ -1,0 +1,31 @@
+"""The supervised phase of a run: epochs over the training pairs, a checkpoint after each, resumable."""
+from __future__ import annotations
+
+from typing import Any
+
+from grue.storage.atomic import append_jsonl
+from grue.train.checkpoint import load_latest
+from grue.train.outcome import RunServices, Trained
+
+
+def train_supervised(run: RunServices, trainer_class: Any, task: Any, policy: Any, splits: dict) -> Trained:
+    from grue.train.supervised.trainer import training_pairs
+
+    cfg = run.cfg
+    if cfg.model.supervised_init:  # a published supervised checkpoint is the Supervised row as is
+        return Trained()
+    trainer = trainer_class(cfg, policy, training_pairs(task, splits["train"]), run.accelerator, run.start_sharding())
+    state = load_latest(run.dir.checkpoints)
+    if state:
+        trainer.load_state_dict(state)
+        run.say(f"resumed supervised training after epoch {trainer.epoch}")
+    if run.main:  # the log matches the state resumed from (epoch 0 when there was no checkpoint)
+        run.dir.truncate_logs(trainer.epoch, key="epoch")
+    while trainer.epoch < cfg.supervised.epochs:
+        with run.bar(f"supervised epoch {trainer.epoch + 1}/{cfg.supervised.epochs}", trainer.steps_per_epoch) as bar:
+            loss = trainer.train_epoch(lambda l: bar.advance(1, f"loss {l:.3f}"))
+        if run.main:  # one process writes the log
+            append_jsonl(run.dir.train_log, {"epoch": trainer.epoch, "loss": loss, "target_tokens": trainer.target_tokens})
+        run.save_checkpoint(trainer.epoch, trainer)
+    run.save_model(policy)
+    return Trained()
