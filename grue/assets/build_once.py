@@ -1,10 +1,13 @@
 """Build a cached asset exactly once, even when several runs of a sweep ask for it at the same time.
 
 The first process takes a lock per asset and builds into a private temporary directory that is
-renamed into place; the others wait on the lock and then find the finished directory.
+renamed into place; the others wait on the lock and then find the finished directory. Everything built
+gets the permissions the user's umask gives a plain file or folder: a builder that writes through
+temporary files of its own (0600) would otherwise hide the asset from colleagues sharing GRUE_CACHE.
 """
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -25,8 +28,21 @@ def build_once(target: Path, build: Callable[[Path], None], marker: str = "confi
         tmp.chmod(umask_mode(directory=True))  # mkdtemp's 0700 would lock colleagues out of a shared cache
         try:
             build(tmp)
+            _share(tmp)
             shutil.rmtree(target, ignore_errors=True)
             tmp.rename(target)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     return target
+
+
+def _share(root: Path) -> None:
+    """Give every file and folder under `root` the umask's permissions (what open() and mkdir() give)."""
+    file_mode, dir_mode = umask_mode(), umask_mode(directory=True)
+    for folder, dirs, files in os.walk(root):
+        for name in dirs:
+            os.chmod(os.path.join(folder, name), dir_mode)
+        for name in files:
+            path = os.path.join(folder, name)
+            if not os.path.islink(path):
+                os.chmod(path, file_mode | (os.stat(path).st_mode & 0o111 & dir_mode))  # keep execute bits
