@@ -78,9 +78,18 @@ def shown_order(study: Study, rater: str, item_id: str) -> list[int]:
     return candidate_order(study.seed, rater, item_id, len(study.items[item_id].candidates))
 
 
+def _same_answer(study: Study, rater: str, item_id: str, fields: Mapping[str, str], stored: str) -> bool:
+    """Whether `fields` are the answer already stored (a resubmission, not a change of mind)."""
+    try:
+        return parse_answer(study, study.items[item_id], fields, shown_order(study, rater, item_id)) == json.loads(stored)
+    except AnswerRefused:
+        return False
+
+
 def submit(engine: Engine, study: Study, rater: str, item_id: str, fields: Mapping[str, str],
            now: float | None = None) -> None:
-    """Store `rater`'s answer to `item_id`, or raise AnswerRefused with nothing changed."""
+    """Store `rater`'s answer to `item_id`, or raise AnswerRefused with nothing changed. The same answer
+    sent again (a double-click on submit) is accepted and changes nothing; a different one is refused."""
     now = time.time() if now is None else now
     with engine.begin() as conn:
         progress = _progress(conn, rater)
@@ -89,9 +98,11 @@ def submit(engine: Engine, study: Study, rater: str, item_id: str, fields: Mappi
                 assignments.c.rater_id == rater, assignments.c.item_id == item_id)).scalar()
             if mine is None:
                 raise AnswerRefused(f"unknown item {item_id!r}", status=404)
-            answered = conn.execute(select(answers.c.id).where(
+            answered = conn.execute(select(answers.c.answer).where(
                 answers.c.rater_id == rater, answers.c.item_id == item_id)).scalar()
             if answered is not None:
+                if _same_answer(study, rater, item_id, fields, answered):
+                    return  # a double-click or a resent form: already stored, so it succeeds as it did
                 raise AnswerRefused("this item is already answered; a repeated submission changes nothing", 409)
             raise AnswerRefused("this is not the item on your screen; reload the page", 409)
         shown_at = conn.execute(select(views.c.first_shown_at).where(

@@ -28,7 +28,8 @@ def batch_rows(study: Study) -> list[dict[str, str]]:
         for assignment in range(1, study.raters_per_item + 1):
             row = {"item_id": item.id, "assignment": str(assignment), "task": study.task,
                    "prompt": item.prompt if show_prompt else "",
-                   "instructions": study.protocol["instructions"]}
+                   "instructions": " ".join(filter(None, (study.protocol["instructions"],
+                                                           study.protocol.get("criterion"))))}
             if study.kind == "ratings":
                 row["text"] = item.candidates[0].text
                 row["axes"] = ",".join(study.axes)

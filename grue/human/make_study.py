@@ -133,7 +133,7 @@ def make_study(out: Path, request: StudyRequest) -> tuple[Study, dict[str, str]]
         else:
             real.append(Item("", sample, prompt, tuple(texts)))
     golds = _gold_items(request.kind, request.gold, len(systems), real, random.Random(f"{request.seed}:gold"))
-    study = Study(out, request.kind, request.task, protocol.to_dict(), request.seed, request.raters_per_item,
+    study = Study(out, request.kind, request.task, protocol.to_dict(request.kind), request.seed, request.raters_per_item,
                   systems, _with_ids(real + golds, request.seed))
     pool = request.pool or request.raters_per_item
     rater_ids = [f"rater-{i:02d}" for i in range(1, pool + 1)]

@@ -90,6 +90,17 @@ def test_a_replayed_submission_is_refused(ratings):
     assert _count(study) == 1
 
 
+def test_a_double_click_on_submit_is_shown_as_success_and_stored_once(ratings):
+    study, tokens, client = ratings
+    token = tokens["rater-01"]
+    item, _ = _current(client, token)
+    form = {"item": item, "sentiment": "4", "coherence": "3"}
+    assert client.post(f"/r/{token}", data=form).status_code == 303
+    again = client.post(f"/r/{token}", data=form)
+    assert again.status_code == 303 and again.headers["Location"].endswith(f"/r/{token}")
+    assert _count(study) == 1 and _current(client, token)[0] != item
+
+
 def test_unknown_items_tokens_and_other_raters_items_are_refused(tmp_path):
     study, tokens = build_study(tmp_path, pool=4, raters_per_item=1)
     client = create_app(study.root).test_client()
@@ -150,3 +161,17 @@ def test_security_headers_are_set(ratings):
     headers = client.get(f"/r/{tokens['rater-01']}").headers
     assert headers["Cache-Control"] == "no-store" and headers["Referrer-Policy"] == "no-referrer"
     assert "default-src 'self'" in headers["Content-Security-Policy"]
+
+
+@pytest.mark.parametrize("task, axis_words", [("imdb", "positive about the movie"), ("commongen", "plausible everyday"),
+                                              ("cnn_dailymail", "main points faithfully")])
+def test_comparison_pages_and_batches_carry_comparison_instructions_with_the_task_axis(tmp_path, task, axis_words):
+    from grue.human.crowd_export import batch_rows
+
+    study, tokens = build_study(tmp_path, kind="comparisons", task=task)
+    page = create_app(study.root).test_client().get(f"/r/{tokens['rater-01']}").get_data(as_text=True)
+    for text in (page, batch_rows(study)[0]["instructions"]):
+        assert axis_words in text and "fluent" in text
+        assert "Rate the" not in text and "scales appear" not in text
+    if not study.protocol["show_prompt"]:
+        assert "prompt" not in study.protocol["instructions"] + study.protocol["criterion"]
