@@ -67,19 +67,35 @@ def build_report(study: Study, qualify: bool = False, rules: Rules = Rules(), le
     return report
 
 
+P_COLUMNS = {"p_adj", "p_value"}
+P_FLOOR = 1e-16  # below double precision's resolution near 1: scipy returns 0.0 or noise there
+
+
 def _fmt(value) -> str:
     if isinstance(value, float):
         if math.isnan(value):
             return "—"
-        return f"{value:.1e}" if 0 < abs(value) < 0.001 else f"{value:.3f}"  # p-values far below 0.001
+        return f"{value:.1e}" if 0 < abs(value) < 0.001 else f"{value:.3f}"
     return str(value)
+
+
+def format_p(value) -> str:
+    """A p-value: `< 1e-16` below the floor (an underflowed 0.0 is not 'p = 0'), else as any number."""
+    if isinstance(value, float) and not math.isnan(value) and value < P_FLOOR:
+        return f"< {P_FLOOR:.0e}"
+    return _fmt(value)
+
+
+def _cell(column: str, value) -> str:
+    return format_p(value) if column in P_COLUMNS else _fmt(value)
 
 
 def _markdown_table(frame: pd.DataFrame) -> str:
     if frame.empty:
         return "(no data)\n"
     lines = ["| " + " | ".join(frame.columns) + " |", "|" + "---|" * len(frame.columns)]
-    lines += ["| " + " | ".join(_fmt(v) for v in row) + " |" for row in frame.itertuples(index=False)]
+    lines += ["| " + " | ".join(_cell(c, v) for c, v in zip(frame.columns, row)) + " |"
+              for row in frame.itertuples(index=False)]
     return "\n".join(lines) + "\n"
 
 
@@ -99,7 +115,7 @@ def render_markdown(report: Report) -> str:
     if report.study.kind == "ratings":
         parts += ["## Per system and axis\n", _markdown_table(report.summary)]
         for axis, result in report.anova.items():
-            parts.append(f"## {axis}: one-way ANOVA F = {_fmt(result.f)}, p = {_fmt(result.p)} "
+            parts.append(f"## {axis}: one-way ANOVA F = {_fmt(result.f)}, p = {format_p(result.p)} "
                          f"({result.groups} systems, {result.n} ratings); Tukey HSD (meandiff = group2 - group1)\n")
             parts.append(_markdown_table(report.tukey[axis]))
     else:
@@ -110,6 +126,8 @@ def render_markdown(report: Report) -> str:
 def render_html(report: Report) -> str:
     env = Environment(loader=PackageLoader("grue.human", "templates"), autoescape=select_autoescape())
     env.filters["fmt"] = _fmt
+    env.globals.update(cell=_cell, zip=zip)
+    env.filters["pfmt"] = format_p
     return env.get_template("report.html").render(report=report, heading=_heading(report))
 
 
