@@ -52,6 +52,7 @@ TASK = TaskSpec(
     short="CNN/DM",
     order=3,  # GRUE Table 1 order
     grue_task=True,
+    critic_template="summarisation",  # DRLC's summarisation critique (docs/dense_rewards.md)
     title="CNN/DailyMail news summarisation",
     source="grue_spec.md 2.3 (paper B.5, Tables 16-19); anchors.md 1.4 (reference CNN/DM configs)",
     task_metrics=("summaczs", "rouge1", "rouge2", "rougeL", "rougeLsum", "meteor", "bleu"),  # Table 1

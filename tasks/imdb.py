@@ -46,6 +46,7 @@ TASK = TaskSpec(
     short="IMDB",
     order=1,  # GRUE Table 1 order
     grue_task=True,
+    critic_template="sentiment",  # DRLC's sentiment critique (docs/dense_rewards.md)
     title="IMDB positive sentiment continuation",
     source="grue_spec.md 2.1 (paper B.3, Table 4); anchors.md 1.4 (reference IMDB configs)",
     task_metrics=("sentiment",),

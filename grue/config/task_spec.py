@@ -33,6 +33,7 @@ class TaskSpec:
     data_description: Mapping[str, str] = field(default_factory=dict)                   # profile -> text
     not_runnable: Mapping[str, str] = field(default_factory=dict)  # profile -> why it cannot run yet
     test_references_hidden: bool = False          # CommonGen/ToTTo: "test" is scored on validation
+    critic_template: str | None = None            # reward.dense=critic's built-in template here (None: generic)
     loader: SplitLoader | None = None
     # Supervised training: which train samples to use and the target text for each.
     supervised_filter: Callable[[Sample], bool] | None = None

@@ -12,8 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 BUILT_IN_DIR = Path(__file__).parent / "templates"
-# The built-in template each task uses when critic.template is not set; other tasks use "generic".
-TASK_TEMPLATES = {"imdb": "sentiment", "cnn_dailymail": "summarisation"}
 PLACEHOLDERS = ("{prompt}", "{generation}", "{score}")
 
 
@@ -91,4 +89,8 @@ def load_template(ref: str) -> CritiqueTemplate:
 
 
 def template_for_task(task: str, ref: str | None) -> CritiqueTemplate:
-    return load_template(ref or TASK_TEMPLATES.get(task, "generic"))
+    """`critic.template`, else the one the task's spec names (`critic_template`), else "generic"."""
+    from tasks import find_task
+
+    spec = find_task(task)
+    return load_template(ref or (spec.critic_template if spec is not None else None) or "generic")
