@@ -220,17 +220,19 @@ def export_comparisons_command(args: Pairs = typer.Argument(None, help=(
 
 
 @human_app.command("board")
-def board_command(args: Pairs = typer.Argument(None, help="studies=DIR[,DIR] [out=leaderboard/export/site]")) -> None:
+def board_command(args: Pairs = typer.Argument(None, help=(
+        "studies=DIR[,DIR] [qualify=yes|no (yes: the studies' qualification rules, as the paper)] "
+        "[out=leaderboard/export/site]"))) -> None:
     """The leaderboard's human section: Figure 2 (c)-(d), human scores beside the paper's, Table 2 human rows."""
     from grue.human.board_panel import human_section, write_section
-    from grue.human.study import StudyError
+    from grue.storage.writable import check_writable_dir
 
-    options = _options(args, {"studies", "out"})
-    if "studies" not in options:
-        fail("studies=DIR[,DIR] is required")
-    try:
-        section = human_section([Path(d) for d in options["studies"].split(",") if d])
-    except StudyError as err:
-        fail(str(err))
-    for path in write_section(section, Path(options.get("out", "leaderboard/export/site"))):
+    options = _options(args, {"studies", "out", "qualify"})
+    studies = [Path(d) for d in required(options, "studies", "DIR[,DIR]").split(",") if d]
+    qualify = choice(options, "qualify", ("yes", "no"), "yes") == "yes"
+    out = Path(options.get("out") or "leaderboard/export/site")
+    check_writable_dir(out, "out")
+    section = human_section(studies, qualify)  # a StudyError is one line (GrueGroup)
+    for path in write_section(section, out):
         typer.echo(f"wrote {path}")
+    typer.echo("raters failing the qualification rules left out" if qualify else "every rater counted (qualify=no)")

@@ -1,6 +1,9 @@
 """The leaderboard's human section, built from ratings studies: Figure 2 (c)-(d), the per-algorithm
 human scores beside the paper's published ones, and Table 2's human rows answered from the studies.
-The board calls `human_section(study_dirs)` and places its Markdown, HTML and figure."""
+The board calls `human_section(study_dirs)` and places its Markdown, HTML and figure.
+
+The paper's numbers count only raters who passed its qualification, so by default the studies' rows
+do too (`qualify`: the report's rules, attention checks first), and the page says which was applied."""
 from __future__ import annotations
 
 import math
@@ -11,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from grue.board.task_tables import algo_label, algo_rank
+from grue.board.task_info import algo_label, algo_rank
 from grue.human.figure import figure2_human
 from grue.human.questions import answer_questions
 from grue.human.scores import human_scores, paper_human_scores
@@ -27,6 +30,13 @@ class HumanSection:
     scores: pd.DataFrame  # this board's studies and the paper's rows, display-ready
     questions: pd.DataFrame
     figure_png: bytes | None
+    qualified: bool = True  # raters failing the qualification rules were left out
+
+
+def _who(section: HumanSection) -> str:
+    return ("Only raters who pass the study's qualification rules (attention checks, reading time, agreement; "
+            "docs/human.md) are counted, as in the paper." if section.qualified else
+            "Every rater is counted (qualification not applied), unlike the paper's qualified numbers.")
 
 
 def _display(frame: pd.DataFrame) -> pd.DataFrame:
@@ -42,17 +52,17 @@ def _display(frame: pd.DataFrame) -> pd.DataFrame:
         "alpha": frame["alpha"].map(lambda v: "" if math.isnan(v) else f"{v:.3f}")}, columns=TABLE_COLUMNS)
 
 
-def human_section(study_dirs: Iterable[Path | str]) -> HumanSection:
+def human_section(study_dirs: Iterable[Path | str], qualify: bool = True) -> HumanSection:
     """Everything the board shows about human studies; the paper's rows only for the studied tasks."""
     dirs = list(study_dirs)
-    ours = human_scores(dirs)
+    ours = human_scores(dirs, qualify)
     paper = paper_human_scores()
     paper = paper[paper["task"].isin(set(ours["task"]))]
     studies = [load_study(d) for d in dirs]
-    questions = [answer_questions(s) for s in studies if s.kind == "ratings"]
+    questions = [answer_questions(s, qualify) for s in studies if s.kind == "ratings"]
     return HumanSection(_display(pd.concat([ours, paper], ignore_index=True)) if not ours.empty else _display(ours),
                         pd.concat(questions, ignore_index=True) if questions else pd.DataFrame(),
-                        figure2_human(ours, paper) if not ours.empty else None)
+                        figure2_human(ours, paper) if not ours.empty else None, qualify)
 
 
 def _md_table(frame: pd.DataFrame) -> str:
@@ -63,7 +73,7 @@ def _md_table(frame: pd.DataFrame) -> str:
 
 def section_markdown(section: HumanSection, figure_name: str = FIGURE) -> str:
     parts = ["## Human studies", "", "Mean ratings (1-5) per algorithm and axis; the paper's published studies "
-             "as reference rows.", "", _md_table(section.scores), ""]
+             f"as reference rows. {_who(section)}", "", _md_table(section.scores), ""]
     if not section.questions.empty:
         parts += ["### Table 2, human rows (Tukey HSD on the study's ratings)", "",
                   _md_table(section.questions[["task", "question", "answer", "paper_answer", "evidence"]]), ""]
@@ -81,7 +91,8 @@ def section_html(section: HumanSection, figure_name: str = FIGURE) -> str:
         return f'<table id="{id_}" class="sortable"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
     parts = ['<section id="human"><h2>Human studies</h2>',
-             "<p>Mean ratings (1-5) per algorithm and axis; the paper's published studies as reference rows.</p>",
+             "<p>Mean ratings (1-5) per algorithm and axis; the paper's published studies as reference rows. "
+             f"{escape(_who(section))}</p>",
              table(section.scores, "human-scores")]
     if section.figure_png is not None:
         parts.append(f'<img src="{figure_name}" alt="Figure 2 (c)-(d) from human studies">')

@@ -103,7 +103,8 @@ def test_board_writes_the_human_page(tmp_path):
     for n, path in enumerate(tokens.values()):
         answer_all(study, path.removeprefix("/r/"), lambda item, order, n=n: {
             "sentiment": str(1 + (n + len(item.id)) % 5), "coherence": str(1 + n % 5)})
-    result = _invoke("board", f"studies={study.root}", f"out={tmp_path / 'site'}")
+    result = _invoke("board", f"studies={study.root}", "qualify=no", f"out={tmp_path / 'site'}")  # raters who
+    # answer by pattern fail the attention checks: every one is counted here
     assert result.exit_code == 0, result.output
     page = (tmp_path / "site" / "human.html").read_text()
     assert 'id="human-scores"' in page and "paper (Table 9)" in page and "human_figure2.png" in page
