@@ -2,5 +2,5 @@
 
 `paper_results.json` holds the results tables of Ramamurthy, Ammanabrolu et al. (ICLR 2023) with their
 provenance (table number, split, number of seeds); `paper_table2.json` holds its Table 2 answers.
-`grue.board.reference` reads them; `grue leaderboard export` writes under `leaderboard/export/`.
+`grue.board.numbers.reference` reads them; `grue leaderboard export` writes under `leaderboard/export/`.
 """

@@ -12,15 +12,15 @@ from typing import Sequence
 
 import pandas as pd
 
-from grue.board.aggregate import aggregate, seed_frame
-from grue.board.collect import Collection, collect
-from grue.board.normalise import PoolFit
-from grue.board.overall import overall_board, raw_values, score_intervals
-from grue.board.pairwise import pairwise_tests, selected_seeds
-from grue.board.questions import answer_questions
-from grue.board.reference import PAPER, reference_frame
-from grue.board.scores import entry_scores, fit_pools, seed_scores
-from grue.board.selection import chosen_entries, report_splits, select
+from grue.board.numbers.aggregate import aggregate, seed_frame
+from grue.board.numbers.collect import Collection, collect
+from grue.board.numbers.normalise import PoolFit
+from grue.board.numbers.overall import overall_board, raw_values, score_intervals
+from grue.board.numbers.pairwise import pairwise_tests, selected_seeds
+from grue.board.numbers.questions import answer_questions
+from grue.board.numbers.reference import PAPER, reference_frame
+from grue.board.numbers.scores import entry_scores, fit_pools, seed_scores
+from grue.board.numbers.selection import chosen_entries, report_splits, select
 from grue.board.task_info import ordered_tasks
 
 RUNS = "runs"  # the `source` of the user's own rows

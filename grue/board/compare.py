@@ -22,12 +22,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from grue.board.aggregate import aggregate, seed_frame
-from grue.board.collect import collect
+from grue.board.numbers.aggregate import aggregate, seed_frame
+from grue.board.numbers.collect import collect
 from grue.board.metric_info import COUNT_METRICS, direction, metric_order
-from grue.board.reference import PAPER, reference_frame
-from grue.board.stats import Welch, holm, verdict, welch_from_stats
-from grue.board.table import fmt_count
+from grue.board.numbers.reference import PAPER, reference_frame
+from grue.board.numbers.stats import Welch, holm, verdict, welch_from_stats
+from grue.board.tables.table import fmt_count
 
 COMPARE_COLUMNS: list[str] = ["task", "algo", "split", "metric", "higher_is_better", "reward_a", "reward_b",
                               "setting_a", "setting_b", "profile_a", "profile_b", "mean_a", "std_a", "n_a", "mean_b",

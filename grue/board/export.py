@@ -10,14 +10,14 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from grue.board.render import latex, markdown
-from grue.board.aggregate import aggregate, seed_frame
+from grue.board.numbers.aggregate import aggregate, seed_frame
 from grue.board.build import Board, BoardOptions, build_board
-from grue.board.collect import Collection, collect
+from grue.board.numbers.collect import Collection, collect
 from grue.board.render.files import write_text
 from grue.board.render.summary import skipped_records, to_csv, to_json
-from grue.board.table import Table
-from grue.board.task_tables import splits_of, task_table, task_tables
-from grue.board.views import overall_tables, questions_table, selection_table, tests_table
+from grue.board.tables.table import Table
+from grue.board.tables.task_tables import splits_of, task_table, task_tables
+from grue.board.tables.views import overall_tables, questions_table, selection_table, tests_table
 
 TABLE_FORMATS: tuple[str, ...] = ("md", "csv", "json")
 FORMATS: tuple[str, ...] = ("md", "csv", "json", "latex", "html")

@@ -8,8 +8,8 @@ import typer
 
 from grue.board.build import BoardOptions
 from grue.board.export import FORMATS, export_board, export_tables
-from grue.board.normalise import MODES
-from grue.board.selection import STRATEGIES
+from grue.board.numbers.normalise import MODES
+from grue.board.numbers.selection import STRATEGIES
 from grue.storage.writable import check_writable_dir
 
 __all__ = ["leaderboard_app", "export_tables"]  # export_tables: the plain function the demo prints with

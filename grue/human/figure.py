@@ -12,7 +12,7 @@ import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first
 import pandas as pd  # noqa: E402
 
 from grue.board.task_info import algo_colour  # noqa: E402
-from grue.board.task_tables import algo_label, algo_rank  # noqa: E402
+from grue.board.task_info import algo_label, algo_rank  # noqa: E402
 from grue.human.protocol import SCALE  # noqa: E402
 
 PANELS = (("task", "(c) human task rating"), ("naturalness", "(d) human naturalness (coherence)"))

@@ -13,7 +13,7 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-from grue.board.collect import Run, collect
+from grue.board.numbers.collect import Run, collect
 from grue.human.answers import register_raters
 from grue.human.db import open_database
 from grue.human.order import assign

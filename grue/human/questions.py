@@ -4,13 +4,13 @@ Tukey HSD between algorithms on each axis.
 A claim "A beats B" holds when A's mean is significantly higher (Tukey adjusted p < 0.05) on at
 least one axis and significantly lower on none. A question is "yes" when at least one of its claims
 holds and none is significantly reversed, "no" otherwise, and "not testable" when the study lacks
-the algorithms. The question ids are the leaderboard's (`grue.board.questions.HUMAN_QUESTIONS`).
+the algorithms. The question ids are the leaderboard's (`grue.board.numbers.questions.HUMAN_QUESTIONS`).
 """
 from __future__ import annotations
 
 import pandas as pd
 
-from grue.board.reference import paper_table2
+from grue.board.numbers.reference import paper_table2
 from grue.human.report import build_report
 from grue.human.study import Study
 

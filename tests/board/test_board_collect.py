@@ -4,8 +4,8 @@ from __future__ import annotations
 import json
 
 from board_fixtures import imdb_grid, results_doc, write_run
-from grue.board.aggregate import aggregate, seed_frame
-from grue.board.collect import collect
+from grue.board.numbers.aggregate import aggregate, seed_frame
+from grue.board.numbers.collect import collect
 from grue.run.run_dir import RunDir
 
 

@@ -7,9 +7,9 @@ import pytest
 
 from board_fixtures import imdb_grid
 from grue.board.build import BoardOptions, build_board
-from grue.board.collect import collect
-from grue.board.curves import checkpoint_report, eval_frame, train_frame
-from grue.board.samples import side_by_side
+from grue.board.numbers.collect import collect
+from grue.board.numbers.curves import checkpoint_report, eval_frame, train_frame
+from grue.board.numbers.samples import side_by_side
 
 
 def test_train_curve_steps_are_cumulative_tokens(tmp_path):

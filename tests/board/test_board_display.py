@@ -11,14 +11,14 @@ from scipy import stats
 
 from board_fixtures import imdb_grid, results_doc, write_logs, write_run
 from grue.board.build import BoardOptions, build_board
-from grue.board.collect import collect
+from grue.board.numbers.collect import collect
 from grue.board.compare import compare_frames, report
-from grue.board.curves import checkpoint_report
-from grue.board.reference import reference_frame
+from grue.board.numbers.curves import checkpoint_report
+from grue.board.numbers.reference import reference_frame
 from grue.board.render.plots import _single_x
-from grue.board.table import Cell, Column, Row, Table
-from grue.board.task_tables import task_table
-from grue.board.views import naturalness_note, overall_tables
+from grue.board.tables.table import Cell, Column, Row, Table
+from grue.board.tables.task_tables import task_table
+from grue.board.tables.views import naturalness_note, overall_tables
 
 
 def test_headline_columns_come_first_and_complete_rows_rank_first(tmp_path):

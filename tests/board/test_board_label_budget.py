@@ -8,8 +8,8 @@ import pytest
 
 from board_fixtures import results_doc, write_run
 from grue.board.build import BoardOptions, build_board
-from grue.board.collect import collect
-from grue.board.label_budget import budget_points, reference_levels
+from grue.board.numbers.collect import collect
+from grue.board.numbers.label_budget import budget_points, reference_levels
 from grue.board.render.site import write_site
 
 # (schedule, labels, seed) -> (test sentiment, reward-model held-out accuracy); fixture values, not results

@@ -5,10 +5,10 @@ import pytest
 
 from board_fixtures import results_doc, write_run
 from grue.board.compare import compare_sources
-from grue.board.reference import HIDDEN_TEST, reference_frame
+from grue.board.numbers.reference import HIDDEN_TEST, reference_frame
 from grue.board.render import latex
-from grue.board.table import FLAG_MARK
-from grue.board.task_tables import splits_of, task_table
+from grue.board.tables.table import FLAG_MARK
+from grue.board.tables.task_tables import splits_of, task_table
 
 
 def _cell(frame, **match):

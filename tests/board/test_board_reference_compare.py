@@ -7,7 +7,7 @@ import pytest
 
 from board_fixtures import controlled_grid, imdb_grid, results_doc, write_run
 from grue.board.compare import compare_sources
-from grue.board.reference import paper_results, paper_table2, provenance, reference_frame
+from grue.board.numbers.reference import paper_results, paper_table2, provenance, reference_frame
 
 
 def test_paper_rows_carry_table_split_and_seed_count():

@@ -9,8 +9,8 @@ import pytest
 
 from board_fixtures import imdb_grid, results_doc, write_run
 from grue.board.build import BoardOptions, build_board
-from grue.board.normalise import fit_pool
-from grue.board.overall import win_rates
+from grue.board.numbers.normalise import fit_pool
+from grue.board.numbers.overall import win_rates
 
 HIGHER = {"ter": False, "perplexity": False, "cider": True, "sacrebleu": True, "meteor": True, "blend": False}
 

@@ -8,11 +8,11 @@ import pytest
 from omegaconf import OmegaConf
 
 from board_fixtures import ablation_pair, imdb_grid, results_doc, run_config, write_run
-from grue.board.aggregate import aggregate, seed_frame
+from grue.board.numbers.aggregate import aggregate, seed_frame
 from grue.board.build import BoardOptions, build_board
-from grue.board.collect import collect
+from grue.board.numbers.collect import collect
 from grue.board.export import board_markdown
-from grue.board.setting import setting_id, setting_items
+from grue.board.numbers.setting import setting_id, setting_items
 from grue.config.load import config_hash, load_config
 
 
@@ -103,7 +103,7 @@ def test_a_run_without_a_config_is_labelled_as_such_and_names_no_keys(tmp_path):
 
 def test_a_group_absent_from_one_setting_is_named_by_the_key_that_tells_them_apart():
     """PPO beside PPO + critic: the label is reward.dense, not every critic.* key beside '(unset)'."""
-    from grue.board.setting import setting_labels, telling_keys
+    from grue.board.numbers.setting import setting_labels, telling_keys
 
     plain = {"kl.target": "6.0", "reward.name": '"sentiment"'}
     critic = {**plain, "reward.dense": '"critic"', "critic.model": '"packaged:smollm2-135m"', "critic.alpha_2": "0.2"}

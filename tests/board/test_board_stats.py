@@ -8,7 +8,7 @@ from scipy import stats
 
 from board_fixtures import controlled_grid, imdb_grid
 from grue.board.build import BoardOptions, build_board
-from grue.board.stats import NOT_TESTABLE, holm, verdict, welch, welch_from_stats
+from grue.board.numbers.stats import NOT_TESTABLE, holm, verdict, welch, welch_from_stats
 
 
 def test_holm_against_hand_values():

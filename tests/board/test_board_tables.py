@@ -9,8 +9,8 @@ import pytest
 from scipy import stats
 
 from board_fixtures import imdb_grid
-from grue.board.aggregate import aggregate, seed_frame
-from grue.board.collect import collect
+from grue.board.numbers.aggregate import aggregate, seed_frame
+from grue.board.numbers.collect import collect
 from grue.board.export import export_tables
 
 

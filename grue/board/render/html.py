@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 import math
 
-from grue.board.table import Cell, Table
+from grue.board.tables.table import Cell, Table
 
 STYLESHEET = "style.css"
 SCRIPT = "sort.js"

@@ -6,7 +6,7 @@ paper's own tables.
 """
 from __future__ import annotations
 
-from grue.board.table import Cell, Table
+from grue.board.tables.table import Cell, Table
 
 _SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
             "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}

@@ -1,7 +1,7 @@
 """Markdown rendering of board tables (GitHub-flavoured pipe tables)."""
 from __future__ import annotations
 
-from grue.board.table import Table
+from grue.board.tables.table import Table
 
 
 def _escape(text: str) -> str:

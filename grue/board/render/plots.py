@@ -16,7 +16,7 @@ import pandas as pd  # noqa: E402
 
 from grue.board.metric_info import direction  # noqa: E402
 from grue.board.task_info import algo_colour, naturalness_metrics, task_metrics  # noqa: E402
-from grue.board.task_tables import algo_label, algo_rank  # noqa: E402
+from grue.board.task_info import algo_label, algo_rank  # noqa: E402
 
 
 LINE_STYLES: tuple[str, ...] = ("-", "--", ":", "-.")

@@ -12,17 +12,17 @@ from pathlib import Path
 import pandas as pd
 
 from grue.board.build import Board
-from grue.board.curves import checkpoint_report, eval_frame, train_frame
+from grue.board.numbers.curves import checkpoint_report, eval_frame, train_frame
 from grue.board.render.files import write_bytes, write_text
 from grue.board.render.html_assets import CSS, JS
 from grue.board.render.html import SCRIPT, STYLESHEET, esc, page, table_html
-from grue.board.label_budget import budget_points, oracle_metric, reference_levels
+from grue.board.numbers.label_budget import budget_points, oracle_metric, reference_levels
 from grue.board.render.plots import budget_figure, curves_figure, figure2
-from grue.board.samples import side_by_side
-from grue.board.table import Cell, Column, Row, Table
+from grue.board.numbers.samples import side_by_side
+from grue.board.tables.table import Cell, Column, Row, Table
 from grue.board.task_info import task_short
-from grue.board.task_tables import algo_label, splits_of, task_table
-from grue.board.views import (naturalness_note, overall_tables, questions_table, selection_table,
+from grue.board.tables.task_tables import algo_label, splits_of, task_table
+from grue.board.tables.views import (naturalness_note, overall_tables, questions_table, selection_table,
                               tests_table)
 
 TITLE = "GRUE leaderboard"
@@ -155,7 +155,7 @@ def _curves_html(board: Board, task: str, out: Path) -> str:
 
 
 def _budget_html(board: Board, task: str, out: Path) -> str:
-    """The label-budget curve, when the task has runs on learned rewards (grue.board.label_budget)."""
+    """The label-budget curve, when the task has runs on learned rewards (grue.board.numbers.label_budget)."""
     split = board.options.split
     points = budget_points(board.found.runs, task, split)
     if points.empty:

@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from grue.board.collect import Skipped
+from grue.board.numbers.collect import Skipped
 
 
 def clean(value: Any) -> Any:

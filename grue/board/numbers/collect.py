@@ -14,7 +14,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterable
 
-from grue.board.setting import setting_id, setting_items, setting_labels, telling_keys
+from grue.board.numbers.setting import setting_id, setting_items, setting_labels, telling_keys
 from grue.results.schema import validate_results
 from grue.run.run_dir import RunDir
 

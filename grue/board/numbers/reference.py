@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from grue.board.aggregate import AGG_COLUMNS
+from grue.board.numbers.aggregate import AGG_COLUMNS
 from grue.board.metric_info import higher_is_better
 from grue.board.task_info import grue_tasks
 

@@ -13,7 +13,7 @@ from typing import Any, Sequence
 
 import pandas as pd
 
-from grue.board.collect import Run
+from grue.board.numbers.collect import Run
 from grue.board.task_info import task_metrics
 
 POINT_COLUMNS = ["profile", "algo", "schedule", "labels", "n", "mean", "std", "rm_accuracy"]

@@ -9,10 +9,10 @@ import math
 
 import pandas as pd
 
-from grue.board.aggregate import ROW_KEYS, report_split
+from grue.board.numbers.aggregate import ROW_KEYS, report_split
 from grue.board.metric_info import COUNT_METRICS, direction, metric_order
-from grue.board.reference import HIDDEN_TEST, provenance
-from grue.board.table import FLAG_MARK, Cell, Column, Row, Table
+from grue.board.numbers.reference import HIDDEN_TEST, provenance
+from grue.board.tables.table import FLAG_MARK, Cell, Column, Row, Table
 from grue.board.task_info import algo_label, algo_rank, ordered_tasks  # noqa: F401  (re-exported)
 
 LABEL_COLUMNS: list[Column] = [

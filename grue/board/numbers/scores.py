@@ -12,9 +12,9 @@ import math
 
 import pandas as pd
 
-from grue.board.aggregate import VARIANT_KEYS
+from grue.board.numbers.aggregate import VARIANT_KEYS
 from grue.board.task_info import naturalness_metrics, task_metrics
-from grue.board.normalise import PoolFit, fit_pool
+from grue.board.numbers.normalise import PoolFit, fit_pool
 
 ENTRY_KEYS: list[str] = ["source", "profile", "task", "algo"] + VARIANT_KEYS
 POOL_KEYS: list[str] = ["source", "profile", "task", "split"]

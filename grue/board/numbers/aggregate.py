@@ -12,7 +12,7 @@ import math
 import pandas as pd
 from scipy import stats
 
-from grue.board.collect import Run
+from grue.board.numbers.collect import Run
 from grue.board.metric_info import higher_is_better
 
 # What sets apart the entries of one algorithm on one task: the optimised reward, the initial model and

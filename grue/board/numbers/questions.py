@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from grue.board.reference import paper_table2
-from grue.board.stats import ALPHA, NOT_TESTABLE, Welch, holm, welch
-from grue.board.task_tables import algo_label, algo_rank
+from grue.board.numbers.reference import paper_table2
+from grue.board.numbers.stats import ALPHA, NOT_TESTABLE, Welch, holm, welch
+from grue.board.task_info import algo_label, algo_rank
 
 QUESTION_COLUMNS: list[str] = ["profile", "task", "question_id", "question", "answer", "detail", "evidence",
                                "paper_answer"]

@@ -10,8 +10,8 @@ import pandas as pd
 
 from grue.board.build import Board
 from grue.board.task_info import grue_tasks, naturalness_metrics, task_short
-from grue.board.table import Cell, Column, Row, Table
-from grue.board.task_tables import algo_label, algo_rank
+from grue.board.tables.table import Cell, Column, Row, Table
+from grue.board.task_info import algo_label, algo_rank
 
 
 

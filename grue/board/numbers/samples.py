@@ -12,9 +12,9 @@ from typing import Any
 
 import pandas as pd
 
-from grue.board.collect import Run
-from grue.board.curves import read_jsonl
-from grue.board.task_tables import algo_rank
+from grue.board.numbers.collect import Run
+from grue.board.numbers.curves import read_jsonl
+from grue.board.task_info import algo_rank
 
 PREDICTIONS = Path("predictions") / "val.jsonl"
 

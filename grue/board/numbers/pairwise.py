@@ -10,10 +10,10 @@ from itertools import combinations
 
 import pandas as pd
 
-from grue.board.aggregate import VARIANT_KEYS
-from grue.board.selection import SELECT_KEYS
-from grue.board.stats import holm, verdict, welch
-from grue.board.task_tables import algo_rank
+from grue.board.numbers.aggregate import VARIANT_KEYS
+from grue.board.numbers.selection import SELECT_KEYS
+from grue.board.numbers.stats import holm, verdict, welch
+from grue.board.task_info import algo_rank
 
 MEASURES: tuple[str, ...] = ("task_score", "naturalness_score")
 TEST_COLUMNS: list[str] = ["profile", "task", "measure", "split", "a", "b", "n_a", "n_b", "mean_a", "mean_b", "diff",

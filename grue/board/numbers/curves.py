@@ -14,8 +14,8 @@ from typing import Any
 
 import pandas as pd
 
-from grue.board.aggregate import ROW_KEYS
-from grue.board.collect import Run
+from grue.board.numbers.aggregate import ROW_KEYS
+from grue.board.numbers.collect import Run
 from grue.board.metric_info import higher_is_better
 from grue.board.task_info import task_metrics
 

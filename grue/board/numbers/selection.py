@@ -14,7 +14,7 @@ import math
 
 import pandas as pd
 
-from grue.board.aggregate import VARIANT_KEYS
+from grue.board.numbers.aggregate import VARIANT_KEYS
 
 SELECT_KEYS: list[str] = ["source", "profile", "task", "algo"]
 CRITERION = "task_score"

@@ -16,9 +16,9 @@ import math
 
 import pandas as pd
 
-from grue.board.aggregate import VARIANT_KEYS, t_interval
+from grue.board.numbers.aggregate import VARIANT_KEYS, t_interval
 from grue.board.task_info import grue_tasks, naturalness_metrics, task_metrics
-from grue.board.selection import SELECT_KEYS
+from grue.board.numbers.selection import SELECT_KEYS
 
 ROW_KEYS: list[str] = ["source", "profile", "algo"]
 
