@@ -164,7 +164,7 @@ def _rules(options: dict[str, str]):
 
 @human_app.command("export")
 def export_command(args: Pairs = typer.Argument(None, help="study=DIR out=FILE.csv")) -> None:
-    """Write the study as a crowdsourcing batch CSV: one row per assignment, the item's fields as columns."""
+    """Write the study as a crowdsourcing batch CSV: one row per item, the item's fields as columns."""
     from grue.human.crowd_export import batch_csv
     from grue.storage.atomic import atomic_write_text
 
@@ -172,8 +172,9 @@ def export_command(args: Pairs = typer.Argument(None, help="study=DIR out=FILE.c
     study = _study(options)
     out = _out_file(options, study, "FILE.csv")
     atomic_write_text(out, batch_csv(study))
-    typer.echo(f"wrote {options['out']}: {len(study.items) * study.raters_per_item} assignments; "
-               "import the platform's results with `grue human import`")
+    typer.echo(f"wrote {out}: {len(study.items)} items, one row each; on the platform set assignments per task "
+               f"to {study.raters_per_item} (distinct workers per item), then import its results with "
+               "`grue human import`")
 
 
 @human_app.command("import")

@@ -1,9 +1,12 @@
 """A study as a crowdsourcing batch: the CSV layout platforms such as Mechanical Turk take as batch
-input, one row per assignment, each column a field the task template shows (`${text}`).
+input, one row per item (a task, in the platform's words), each column a field the task template
+shows (`${text}`).
 
-Every item appears once per rater slot (`assignment` 1..raters per item), attention checks
-included. Comparison candidates are shuffled per row with the study seed; the import maps a
-row's `choice` back through the same order. No column names the system behind a text.
+One row per item, attention checks included, uploaded with the platform's "assignments per task"
+set to the study's raters per item: the platform then gives each item to that many *distinct*
+workers, which a row per assignment could not promise (one worker could take every copy of an
+item). Comparison candidates are shuffled per item with the study seed; the import finds each chosen
+candidate by the texts the row carries. No column names the system behind a text.
 """
 from __future__ import annotations
 
@@ -25,18 +28,15 @@ def batch_rows(study: Study) -> list[dict[str, str]]:
     show_prompt = bool(study.protocol["show_prompt"])
     rows = []
     for item in study.items.values():
-        for assignment in range(1, study.raters_per_item + 1):
-            row = {"item_id": item.id, "assignment": str(assignment), "task": study.task,
-                   "prompt": item.prompt if show_prompt else "",
-                   "instructions": " ".join(filter(None, (study.protocol["instructions"],
-                                                           study.protocol.get("criterion"))))}
-            if study.kind == "ratings":
-                row["text"] = item.candidates[0].text
-                row["axes"] = ",".join(study.axes)
-            else:
-                for position, index in enumerate(csv_order(study, item, assignment)):
-                    row[f"candidate_{position}"] = item.candidates[index].text
-            rows.append(row)
+        row = {"item_id": item.id, "task": study.task, "prompt": item.prompt if show_prompt else "",
+               "instructions": " ".join(filter(None, (study.protocol["instructions"], study.protocol.get("criterion"))))}
+        if study.kind == "ratings":
+            row["text"] = item.candidates[0].text
+            row["axes"] = ",".join(study.axes)
+        else:
+            for position, index in enumerate(csv_order(study, item, 1)):
+                row[f"candidate_{position}"] = item.candidates[index].text
+        rows.append(row)
     return rows
 
 

@@ -8,10 +8,10 @@ line an editor shows, and one bad row stores nothing. Rejected assignments are l
 Workers become raters named `<platform>:<worker id>`.
 
 A comparison's `choice` is a position on the rater's screen. The row carries the texts shown at each
-position (`candidate_0`..), so the candidate behind a position is found by its text: a platform file
-without the `assignment` column, or with its slots renumbered, still maps every choice to the right
-system. Without the texts, the row's `assignment` slot gives the order, and must be one of the
-study's slots.
+position (`candidate_0`..), so the candidate behind a position is found by its text: a batch of one
+row per item, a platform file without the `assignment` column of older one-row-per-assignment
+batches, or one with its slots renumbered, all map every choice to the right system. Without the
+texts, an `assignment` slot gives the order, and must be one of the study's slots.
 """
 from __future__ import annotations
 

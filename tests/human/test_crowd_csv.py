@@ -43,11 +43,16 @@ def _pick(texts: list[str], word: str) -> int:
     raise AssertionError(f"no {word!r} among {texts}")
 
 
-def test_the_batch_has_one_row_per_assignment_and_hides_the_systems(tmp_path):
+def _workers(study, answers, workers=("W1", "W2", "W3")) -> list[dict]:
+    """Results rows as the platform returns them: each batch row answered by distinct workers."""
+    return [_mturk_row(r, worker, answers(r)) for r in _batch(study) for worker in workers]
+
+
+def test_the_batch_has_one_row_per_item_so_the_platform_gives_it_to_distinct_workers(tmp_path):
     study, _ = build_study(tmp_path)
     rows = _batch(study)
-    assert len(rows) == len(study.items) * 3
-    assert {(r["item_id"], r["assignment"]) for r in rows} == {(i, str(a)) for i in study.items for a in (1, 2, 3)}
+    assert sorted(r["item_id"] for r in rows) == sorted(study.items)  # each item once, attention checks included
+    assert "assignment" not in rows[0]
     text = batch_csv(study)
     for info in study.systems.values():
         assert info["algo"] not in text and info["run"] not in text
@@ -56,7 +61,7 @@ def test_the_batch_has_one_row_per_assignment_and_hides_the_systems(tmp_path):
 def test_imported_ratings_land_beside_local_answers(tmp_path):
     study, tokens = build_study(tmp_path)
     answer_all(study, tokens["rater-01"], lambda item, order: {"sentiment": "5", "coherence": "5"})
-    rows = [_mturk_row(r, f"W{r['assignment']}", {"sentiment": "2", "coherence": "3"}) for r in _batch(study)]
+    rows = _workers(study, lambda r: {"sentiment": "2", "coherence": "3"})
     rows[0]["AssignmentStatus"] = "Rejected"
     assert import_results(study, _results(rows, tmp_path / "results.csv")) == Imported(len(rows) - 1, rejected=1)
     frame = ratings_frame(study)
@@ -78,7 +83,7 @@ def test_imported_ratings_land_beside_local_answers(tmp_path):
 ])
 def test_one_bad_row_imports_nothing(tmp_path, change, message):
     study, _ = build_study(tmp_path)
-    rows = [_mturk_row(r, f"W{r['assignment']}", {"sentiment": "2", "coherence": "3"}) for r in _batch(study)]
+    rows = _workers(study, lambda r: {"sentiment": "2", "coherence": "3"})
     rows[5].update(change)
     with pytest.raises(ImportRefused, match=message):
         import_results(study, _results(rows, tmp_path / "results.csv"))
@@ -87,8 +92,8 @@ def test_one_bad_row_imports_nothing(tmp_path, change, message):
 
 def test_importing_the_same_file_twice_is_refused(tmp_path):
     study, _ = build_study(tmp_path)
-    path = _results([_mturk_row(r, "W1", {"sentiment": "2", "coherence": "3"}) for r in _batch(study)
-                     if r["assignment"] == "1"], tmp_path / "results.csv")
+    path = _results(_workers(study, lambda r: {"sentiment": "2", "coherence": "3"}, workers=("W1",)),
+                    tmp_path / "results.csv")
     assert import_results(study, path).stored == len(study.items)
     with pytest.raises(ImportRefused, match="imported before"):
         import_results(study, path)
@@ -104,7 +109,7 @@ def test_a_worker_answering_an_item_twice_in_one_file_is_refused(tmp_path):
 
 def test_every_bad_row_is_listed_with_its_count_and_physical_line(tmp_path):
     study, _ = build_study(tmp_path)
-    rows = [_mturk_row(r, f"W{r['assignment']}", {"sentiment": "2", "coherence": "3"}) for r in _batch(study)]
+    rows = _workers(study, lambda r: {"sentiment": "2", "coherence": "3"})
     rows[0]["Input.prompt"] = "a prompt\nover two lines"  # record 1 spans lines 2-3; record 2 starts on line 4
     for row in rows[1:8]:
         row["Answer.sentiment"] = "9"
@@ -134,10 +139,7 @@ def test_a_utf16_results_file_says_to_resave_it_as_utf8(tmp_path):
 
 def test_imported_comparison_choices_map_back_through_the_rows_candidate_order(tmp_path):
     study, _ = build_study(tmp_path, kind="comparisons", algos=("zero_shot", "ppo", "nlpo"))
-    rows = []
-    for r in _batch(study):
-        position = _pick([r[f"candidate_{i}"] for i in range(3)], "cheerful")
-        rows.append(_mturk_row(r, f"W{r['assignment']}", {"choice": str(position)}))
+    rows = _workers(study, lambda r: {"choice": str(_pick([r[f"candidate_{i}"] for i in range(3)], "cheerful"))})
     import_results(study, _results(rows, tmp_path / "results.csv"))
     judged = choices_frame(study)
     picked = judged.loc[~judged["gold"], "chosen"].map(lambda s: study.systems[s]["algo"])
@@ -146,13 +148,11 @@ def test_imported_comparison_choices_map_back_through_the_rows_candidate_order(t
 
 
 def _cheerful_choices(study, edit):
-    """Every batch row answered with the cheerful candidate's position, then passed through `edit`
-    (what a platform's export may do to the columns)."""
-    rows = []
-    for r in _batch(study):
-        position = _pick([r[f"candidate_{i}"] for i in range(3)], "cheerful")
-        rows.append(edit(_mturk_row(r, f"W{r['assignment']}", {"choice": str(position)})))
-    return rows
+    """Every batch row answered by three workers with the cheerful candidate's position, each row with the
+    slot column of the earlier one-row-per-assignment batches, then passed through `edit` (what a
+    platform's export may do to the columns)."""
+    rows = _workers(study, lambda r: {"choice": str(_pick([r[f"candidate_{i}"] for i in range(3)], "cheerful"))})
+    return [edit({**row, "Input.assignment": row["WorkerId"][1:]}) for row in rows]
 
 
 @pytest.mark.parametrize("edit", [

@@ -69,9 +69,10 @@ def test_export_and_import_round_trip_through_the_cli(tmp_path):
         writer = csv.writer(handle)
         writer.writerow(["WorkerId", "WorkTimeInSeconds", "Input.item_id", "Answer.sentiment", "Answer.coherence"])
         for row in rows:
-            writer.writerow([f"W{row['assignment']}", "12", row["item_id"], "3", "4"])
+            for worker in ("W1", "W2", "W3"):
+                writer.writerow([worker, "12", row["item_id"], "3", "4"])
     result = _invoke("import", f"study={study.root}", f"results={results}")
-    assert result.exit_code == 0 and f"imported {len(rows)} answers" in result.output
+    assert result.exit_code == 0 and f"imported {3 * len(rows)} answers" in result.output
     assert "already has an answer" in refuse("import", f"study={study.root}", f"results={results}")
 
 
