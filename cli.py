@@ -1,6 +1,7 @@
 """The `grue` command. Thin: parse `key=value` arguments, call into the `grue` package.
 
     grue tasks                                   the seven tasks, their data, models, metrics
+    grue algos                                   the algorithms: what each trains and reads
     grue config task=imdb algo=nlpo              the fully resolved config
     grue run task=imdb algo=nlpo seed=0          train + evaluate one run (resumes when interrupted)
     grue eval task=imdb model=runs/<run>         evaluate any run directory or model reference
@@ -43,10 +44,19 @@ def _load(args: ArgList):
 
 @app.command()
 def tasks() -> None:
-    """List the seven GRUE tasks: data per profile, backbone, metrics, rewards, and whether they run."""
+    """List the tasks (the seven GRUE tasks and any a plugin adds): data per profile, backbone, metrics,
+    rewards, and whether they run."""
     from grue.commands.tasks import print_tasks
 
     print_tasks()
+
+
+@app.command()
+def algos() -> None:
+    """List the registered algorithms: what each trains, the config groups it reads, its warm start."""
+    from grue.commands.algos import print_algorithms
+
+    print_algorithms()
 
 
 @app.command()

@@ -66,3 +66,17 @@ def test_an_rl_run_on_a_lower_is_better_plugin_reward_optimises_its_negation(toy
     mean_length = sum(len(p["generation"]) for p in predictions) / len(predictions)
     assert math.isclose(json.loads((path / "results.json").read_text())["metrics"]["test"]["toy_length"],
                         mean_length)
+
+
+def test_grue_algos_lists_built_in_and_plugin_algorithms(toy_plugin):
+    from typer.testing import CliRunner
+
+    from cli import app
+
+    result = CliRunner().invoke(app, ["algos"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    toy = next(line for line in lines if "toy_reinforce" in line)
+    assert "Toy REINFORCE" in toy and "plugin" in toy and "toy" in toy
+    nlpo = next(line for line in lines if "│" in line and line.split("│")[1].strip() == "nlpo")
+    assert "ppo, kl, rollout, nlpo" in nlpo and "grue" in nlpo
