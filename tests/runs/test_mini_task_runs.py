@@ -51,7 +51,7 @@ def test_zero_shot_mini_run_reports_the_whole_metric_mix(task, tiny_model_dirs, 
 def test_rl_mini_run_trains_against_the_offline_meteor_reward(task, tiny_model_dirs, tmp_path):
     """The run trains (every iteration takes its optimizer steps and the saved policy moved) against the
     offline METEOR reward. A random tiny GPT-2 scores METEOR ~0, so no rise is visible in seconds; that
-    PPO raises a reward is tests/rl/test_learning.py's job."""
+    PPO raises a reward is tests/train/rl/test_learning.py's job."""
     args = [*tiny_args(task, tiny_model_dirs, tmp_path), "algo=ppo"]
     doc = run(args)
     assert doc["reward"] == load_config([f"task={task}", "profile=mini", "algo=ppo"]).reward.name == "meteor"

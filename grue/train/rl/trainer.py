@@ -55,7 +55,7 @@ def build_optimizer(modules: Sequence[torch.nn.Module], lr: float, weight_decay:
 
     `fused` runs torch's fused kernel instead of its per-tensor loop over every parameter (hundreds of
     tensors; the loop was over a second of each PPO iteration on SmolLM2-135M, issue 18). It agrees
-    with the loop to float rounding (tests/rl/test_optimizer.py). Sharded (DTensor) parameters keep
+    with the loop to float rounding (tests/train/rl/test_optimizer.py). Sharded (DTensor) parameters keep
     the loop.
     """
     decay, no_decay = [], []
@@ -202,7 +202,7 @@ class RLTrainer:
         back-propagated before the critic's forward runs: the policy's activations (and its [B, T, V]
         log-probabilities) are freed before the critic's are made, which lowers the update's peak
         memory. Every parameter gets its gradient from one graph only, through the same operations as
-        from the summed loss, so the gradients are the same bit for bit (tests/rl/test_split_backward.py).
+        from the summed loss, so the gradients are the same bit for bit (tests/train/rl/test_split_backward.py).
         Sharded models and engines that step inside backward get the summed loss in one backward."""
         cfg = self.cfg.ppo
         shared = getattr(self.value, "shared", False)
