@@ -10,7 +10,8 @@ import typer
 from grue.board.compare import compare_sources
 from grue.board.render.files import write_text
 from grue.commands.errors import UsageError
-from grue.storage.outputs import check_output_file
+from grue.storage.outputs import refuse_replacing_inputs
+from grue.storage.writable import check_writable_file
 
 
 EXPORT_ROW_KEYS = {"task", "algo", "split", "metric", "reward", "mean", "std", "n"}  # what compare reads of a row
@@ -82,14 +83,15 @@ def compare(
 
     Examples: grue compare runs paper | grue compare runs-main runs-branch | grue compare old/leaderboard.json runs
     """
+    given = [Path(side) for side in (a, b) if side != "paper"]
     a, b = checked_side(a), checked_side(b)
     empty = [side for side in (a, b) if _rows_of(side) == 0]
     if empty:
         raise UsageError(f"{empty[0]} holds no rows (a board exported before any run finished); nothing to compare")
     if out is not None:
-        inputs = [Path(side) for side in (a, b) if side != "paper"]
         for written in (out, out.with_suffix(".csv")):
-            check_output_file(written, inputs, "--out")
+            refuse_replacing_inputs(written, given, "--out")
+            check_writable_file(written, "--out")
     result, text = compare_sources(a, b)
     typer.echo(text)
     if out is not None:

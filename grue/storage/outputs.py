@@ -33,6 +33,17 @@ def refuse_input_as_output(out: Path, inputs: Iterable[Path], setting: str = "ou
                              f"choose another {setting}")
 
 
+def refuse_replacing_inputs(out: Path, inputs: Iterable[Path], setting: str = "out") -> None:
+    """As refuse_input_as_output, and also refuse an existing file inside an input folder (a runs
+    directory given as input holds files a report must not replace)."""
+    inputs = list(inputs)
+    refuse_input_as_output(out, inputs, setting)
+    for source in inputs:
+        if Path(out).is_file() and Path(source).is_dir() and Path(source).resolve() in Path(out).resolve().parents:
+            raise NotWritable(f"{setting}={out} is a file inside the input {source}; writing there would replace "
+                              f"it: choose another {setting}")
+
+
 def check_output_file(out: Path, inputs: Iterable[Path], setting: str = "out") -> None:
     """`out` may be written as a file: not an input, not a directory, in a writable folder."""
     refuse_input_as_output(out, inputs, setting)

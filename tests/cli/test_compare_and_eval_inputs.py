@@ -52,6 +52,17 @@ def test_compare_never_writes_its_report_over_an_input(tmp_path):
     assert path.read_bytes() == before
 
 
+def test_compare_never_writes_over_a_runs_results_json_or_a_file_in_a_runs_directory(tmp_path):
+    run = tmp_path / "runs" / "run-1"
+    run.mkdir(parents=True)
+    results = run / "results.json"
+    results.write_text(json.dumps({"task": "imdb", "algo": "ppo", "metrics": {}}))
+    before = results.read_bytes()
+    assert "would destroy it" in refused("compare", str(results), "paper", "--out", str(results))
+    assert "would replace it" in refused("compare", str(tmp_path / "runs"), "paper", "--out", str(results))
+    assert results.read_bytes() == before
+
+
 def test_compare_refuses_a_report_whose_csv_would_replace_an_input(tmp_path):
     path = board(tmp_path, [ROW], name="report.csv")  # a board saved under a .csv name
     path.write_text(json.dumps({"rows": [ROW]}))
