@@ -12,7 +12,7 @@ from grue.data.sample import Sample
 from grue.policy.load import build_value, frozen_copy
 from grue.train.rl.minibatch import episode_minibatches, minibatch_count, transition_minibatches
 from grue.train.rl.trainer import RLTrainer
-from tests.rl.test_learning import TokenCountReward, tiny_cfg
+from tests.train.rl.test_learning import TokenCountReward, tiny_cfg
 
 
 def split_sizes(n, parts):

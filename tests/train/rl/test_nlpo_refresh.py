@@ -7,7 +7,7 @@ from accelerate import Accelerator
 from grue.data.sample import Sample
 from grue.policy.load import build_value, frozen_copy
 from grue.train.rl.nlpo import NLPOTrainer
-from tests.rl.test_learning import TokenCountReward, tiny_cfg
+from tests.train.rl.test_learning import TokenCountReward, tiny_cfg
 
 
 def same_weights(a, b) -> bool:

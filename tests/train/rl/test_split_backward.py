@@ -9,7 +9,7 @@ from grue.data.sample import Sample
 from grue.policy.load import build_value, frozen_copy
 from grue.train.rl.ppo_loss import ppo_loss
 from grue.train.rl.trainer import RLTrainer
-from tests.rl.test_learning import TokenCountReward, tiny_cfg
+from tests.train.rl.test_learning import TokenCountReward, tiny_cfg
 
 
 def gradients_of_one_minibatch(trainer, exp, policy_first: bool):
