@@ -11,17 +11,18 @@ import sys
 
 # A few overrides people use, so the record covers more than the presets' own values.
 VARIANTS = ((), ("kl.target=null",), ("reward.dense=critic", "critic.backend=self"), ("seed=3",))
-PAPER_ALGOS = ("zero_shot", "supervised", "ppo", "nlpo", "supervised_ppo", "supervised_nlpo")
 
 
 def main() -> None:
     from grue.config import config_hash, load_config
-    from tasks import task_names
+    from grue.train.registry import algorithm_names, get_algorithm
+    from tasks import grue_task_names
 
+    paper_algos = [name for name in algorithm_names() if get_algorithm(name).paper]
     record = {}
-    for task in task_names():
+    for task in grue_task_names():
         for profile in ("paper", "mini"):
-            for algo in PAPER_ALGOS:
+            for algo in paper_algos:
                 for extra in VARIANTS:
                     args = [f"task={task}", f"profile={profile}", f"algo={algo}", *extra]
                     try:
