@@ -37,7 +37,14 @@ def differences(a: Path, b: Path) -> list[str]:
 
 
 def main() -> int:
+    if len(sys.argv) != 3:
+        print("usage: python scripts/same_run.py RUN_DIR_A RUN_DIR_B", file=sys.stderr)
+        return 2
     a, b = Path(sys.argv[1]), Path(sys.argv[2])
+    for run in (a, b):
+        if not (run / "results.json").is_file():
+            print(f"error: {run} has no results.json (not a finished run directory)", file=sys.stderr)
+            return 2
     problems = differences(a, b)
     for line in problems:
         print(line)
