@@ -1,7 +1,8 @@
-"""The paper's six algorithms (grue_spec.md section 3), registered in the paper's table order.
+"""The registered algorithms: the paper's six (grue_spec.md section 3) in the paper's table order, then
+today's critic-free methods (docs/algorithms.md).
 
 `reads` lists the config groups each one reads beyond the common ones; it is exactly what its
-config hash covers, and these six lists reproduce the hashes runs had before the registry existed
+config hash covers, and the paper's six lists reproduce the hashes runs had before the registry existed
 (tests/config/test_hash_stability.py), so existing run directories are still found and resumed.
 """
 from __future__ import annotations
@@ -30,3 +31,40 @@ for _algo in (
               description="NLPO from the supervised run with the same settings and seed"),
 ):
     register_algorithm(_algo)
+
+
+# -- today's critic-free methods (issue 25), each as trained from the initial model, from the supervised
+# run (its warm start and KL reference, as supervised_ppo), and through NLPO's action mask
+# (grue/train/rl/masked.py; it reads the nlpo group, so its mask settings are in its hash).
+_CONFIGS = "grue.train.rl.critic_free_config"
+_CRITIC_FREE = (
+    # name, label, group, (colour, supervised colour, masked colour), trainer module:class, description
+    ("grpo", "GRPO", "grpo", ("#17becf", "#0e7c86", "#9edae5"), "grpo:GRPOTrainer",
+     "group-normalised sequence rewards of G samples per prompt, PPO-clip, k3 KL in the loss, no critic"),
+    ("rloo", "RLOO", "rloo", ("#bcbd22", "#7a7b12", "#dbdb8d"), "rloo:RLOOTrainer",
+     "REINFORCE on whole sequences with a leave-one-out baseline over k samples per prompt, KL in the reward"),
+    ("reinforce_pp", "REINFORCE++", "reinforce_pp", ("#e377c2", "#a0458a", "#f7b6d2"),
+     "reinforce_pp:ReinforcePPTrainer",
+     "token returns of the KL-penalised reward normalised over the global batch, PPO-clip, no critic"),
+    ("reinforce_pp_baseline", "REINFORCE++-baseline", "reinforce_pp_baseline", ("#937860", "#5e4a38", "#c49c94"),
+     "reinforce_pp:ReinforcePPBaselineTrainer",
+     "REINFORCE++ with each prompt's group mean reward subtracted first"),
+)
+_DATACLASS = {"grpo": "GRPOConfig", "rloo": "RLOOConfig", "reinforce_pp": "ReinforcePPConfig",
+              "reinforce_pp_baseline": "ReinforcePPBaselineConfig"}
+
+for _name, _label, _group, (_colour, _sup_colour, _mask_colour), _trainer, _what in _CRITIC_FREE:
+    _module, _, _class = _trainer.partition(":")
+    _groups = {_group: f"{_CONFIGS}:{_DATACLASS[_group]}"}
+    _reads = RL_GROUPS + (_group,)
+    for _algo in (
+        Algorithm(_name, _label, _colour, trains="rl", reads=_reads, trainer=f"grue.train.rl.{_trainer}",
+                  config_groups=_groups, description=_what),
+        Algorithm(f"supervised_{_name}", f"Supervised+{_label}", _sup_colour, trains="rl",
+                  reads=_reads + ("supervised",), trainer=f"grue.train.rl.{_trainer}", warm_start="supervised",
+                  config_groups=_groups, description=f"{_label} from the supervised run with the same settings and seed"),
+        Algorithm(f"{_name}_mask", f"{_label}+Mask", _mask_colour, trains="rl", reads=_reads + ("nlpo",),
+                  trainer=f"grue.train.rl.masked:Masked{_class}", config_groups=_groups,
+                  description=f"{_label} sampling and learning through NLPO's top-p action mask"),
+    ):
+        register_algorithm(_algo)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Optional, Sequence
 
 import torch
 
@@ -26,12 +26,17 @@ class Experience:
     task_reward: torch.Tensor  # [B]
     kl: torch.Tensor           # [B, T] per-token log-ratio against the reference
     generations: list[str]
+    # What a critic-free method's loss reads (grue/train/rl/critic_free.py); PPO leaves them None.
+    ref_logp: Optional[torch.Tensor] = None      # [B, T] the reference's log-probs: a KL term in the loss
+    token_weight: Optional[torch.Tensor] = None  # [B] each of an episode's tokens' weight in the loss
 
     def episodes(self, rows: torch.Tensor, length: int) -> "Experience":
         """Episodes `rows`, cut to their first `length` steps (what a minibatch's forward pass needs)."""
         return Experience(self.rollout.select(rows).prefix(length), self.old_values[rows, :length],
                           self.advantages[rows, :length], self.returns[rows, :length], self.task_reward[rows],
-                          self.kl[rows, :length], [self.generations[i] for i in rows.tolist()])
+                          self.kl[rows, :length], [self.generations[i] for i in rows.tolist()],
+                          self.ref_logp[rows, :length] if self.ref_logp is not None else None,
+                          self.token_weight[rows] if self.token_weight is not None else None)
 
 
 def next_episode_count(missing: int, mean_length: float, cap: float) -> int:
@@ -51,7 +56,9 @@ def concat_experiences(parts: Sequence[Experience], pad_id: int, padding_side: s
 
     return Experience(concat_rollouts([p.rollout for p in parts], pad_id, padding_side), steps("old_values"), steps("advantages"),
                       steps("returns"), torch.cat([p.task_reward for p in parts]), steps("kl"),
-                      [g for p in parts for g in p.generations])
+                      [g for p in parts for g in p.generations],
+                      steps("ref_logp") if parts[0].ref_logp is not None else None,
+                      torch.cat([p.token_weight for p in parts]) if parts[0].token_weight is not None else None)
 
 
 def _pad_to(x: torch.Tensor, length: int, value: float | int | bool) -> torch.Tensor:

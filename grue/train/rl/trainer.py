@@ -67,6 +67,16 @@ def build_optimizer(modules: Sequence[torch.nn.Module], lr: float, weight_decay:
                               {"params": no_decay, "weight_decay": 0.0}], lr=lr, fused=fused or None)
 
 
+def whiten_over_processes(advantages: torch.Tensor, valid: torch.Tensor, world: int) -> torch.Tensor:
+    """(A - mean) / (std + 1e-8) over every valid token of every process, zero on padding: PPO's
+    rollout-wide normalisation, and REINFORCE++'s global-batch normalisation (grue/train/rl/reinforce_pp.py)."""
+    total, squares, count = global_sum([(advantages * valid).sum().item(), (advantages ** 2 * valid).sum().item(),
+                                        valid.sum().item()], world)
+    mean = total / max(count, 1.0)
+    std = max(squares / max(count, 1.0) - mean ** 2, 0.0) ** 0.5
+    return (advantages - mean) / (std + 1e-8) * valid
+
+
 class RLTrainer:
     """PPO (paper section 3): a critic, GAE advantages over KL-penalised rewards, PPO-clip updates."""
 
@@ -178,14 +188,9 @@ class RLTrainer:
     def _normalised_advantages(self, exp: Experience) -> torch.Tensor:
         """Advantages normalised over the whole iteration's rollout (every process's transitions), or
         left as they are when `ppo.normalise_advantages` is `minibatch` (the loss does it) or `none`."""
-        advantages, valid = exp.advantages, exp.rollout.valid
         if self.cfg.ppo.normalise_advantages != "rollout":
-            return advantages
-        total, squares, count = global_sum([(advantages * valid).sum().item(), (advantages ** 2 * valid).sum().item(),
-                                            valid.sum().item()], self.world)
-        mean = total / max(count, 1.0)
-        std = max(squares / max(count, 1.0) - mean ** 2, 0.0) ** 0.5
-        return (advantages - mean) / (std + 1e-8) * valid
+            return exp.advantages
+        return whiten_over_processes(exp.advantages, exp.rollout.valid, self.world)
 
     def _backward(self, loss: torch.Tensor, share: Optional[float]) -> None:
         self.accelerator.backward(loss * share if share is not None else loss)

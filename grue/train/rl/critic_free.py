@@ -1,0 +1,132 @@
+"""What every critic-free method does the same way: groups of samples per prompt, no critic, and a
+PPO-clip loss whose per-token average is the method's own.
+
+A method subclasses `CriticFreeTrainer` and says three things: how many samples it draws per prompt
+(`group_size`), how rewards become per-token advantages (`token_advantages`), and how its loss
+averages over tokens and sequences (`aggregation`). Optionally a KL term in the loss (`loss_kl_coef`,
+GRPO's) and a global normalisation of the advantages (`whiten`, REINFORCE++'s). Everything else, the
+rollout, the KL controller, minibatches, checkpoints and processes, is RLTrainer's.
+
+Groups. The G samples of a prompt are G consecutive episodes of one rollout round (`_my_samples`), so a
+round never splits a group and the group statistics need no bookkeeping. Minibatches may cut a group
+(the advantages are computed before), and the loss weights count the whole iteration's sequences and
+tokens over every process, so no minibatch or process count changes what an episode weighs.
+
+The NLPO mask composes: `grue/train/rl/masked.py` mixes NLPOTrainer's hooks into each method.
+"""
+from __future__ import annotations
+
+from contextlib import nullcontext
+from typing import Optional
+
+import torch
+
+from grue.data.sample import Sample
+from grue.policy.masking import action_log_probs, entropy, gather, sampling_log_probs
+from grue.runtime.distributed import global_sum
+from grue.train.rl.kl import kl_penalised_rewards
+from grue.train.rl.minibatch import minibatch_count
+from grue.train.rl.policy_gradient import episode_weights, k3_kl, weighted_clipped_loss
+from grue.train.rl.ppo_loss import PPOLosses
+from grue.train.rl.rollout import Episodes, Experience
+from grue.train.rl.trainer import RLTrainer, _check_finite, whiten_over_processes
+
+
+class CriticFreeTrainer(RLTrainer):
+    uses_critic = False
+    whiten = False  # normalise the advantages over the iteration's whole batch (all processes) before the update
+
+    # -- what a method says -------------------------------------------------------------------------
+    def group_size(self) -> int:
+        """Samples drawn per prompt, consecutive in each round."""
+        return 1
+
+    def aggregation(self) -> str:
+        """How the loss averages over tokens and sequences (grue/train/rl/policy_gradient.AGGREGATIONS)."""
+        return "token"
+
+    def loss_kl_coef(self) -> float:
+        """The coefficient of a k3 KL to the reference in the loss (0: none; a penalty in the reward is
+        the method's `token_advantages`' own)."""
+        return 0.0
+
+    def token_advantages(self, episodes: Episodes) -> torch.Tensor:
+        """[B, T] the advantage of each step of each episode (zero on padding is not required)."""
+        raise NotImplementedError
+
+    # -- shared helpers for `token_advantages` -------------------------------------------------------
+    def kl_penalised(self, episodes: Episodes, token_reward: Optional[torch.Tensor] = None) -> torch.Tensor:
+        """[B, T] the task reward (or `token_reward`, [B] or [B, T]) minus the `kl` controller's beta times
+        the per-token log-ratio against the reference: PPO's rewards (grue/train/rl/kl.py), for methods
+        with the penalty in the reward."""
+        rollout = episodes.rollout
+        reward = episodes.token_reward if token_reward is None else token_reward
+        rewards, _ = kl_penalised_rewards(reward, rollout.raw_logp, episodes.ref_logp, rollout.valid,
+                                          rollout.last_index, self.kl_ctl.value)
+        return rewards
+
+    # -- group sampling ------------------------------------------------------------------------------
+    def _my_samples(self, episodes: int) -> list[Sample]:
+        """This rank's prompts for at least `episodes` episodes, each repeated `group_size` times in a row.
+        Prompts are drawn as RLTrainer draws episodes (the same global order on every rank); a round holds
+        whole groups, so it may be up to G - 1 episodes larger than asked."""
+        size = self.group_size()
+        prompts = super()._my_samples(-(-episodes // size))
+        return [sample for sample in prompts for _ in range(size)]
+
+    # -- seam 2 --------------------------------------------------------------------------------------
+    def advantages(self, episodes: Episodes) -> Experience:
+        rollout = episodes.rollout
+        valid = rollout.valid
+        advantages = self.token_advantages(episodes) * valid
+        kl = (rollout.raw_logp - episodes.ref_logp) * valid  # logged (and controls a reward penalty's beta)
+        zeros = torch.zeros_like(valid)
+        return Experience(rollout, zeros, advantages, zeros, episodes.task_reward, kl, episodes.generations,
+                          ref_logp=episodes.ref_logp)
+
+    # -- seam 3 --------------------------------------------------------------------------------------
+    def _normalised_advantages(self, exp: Experience) -> torch.Tensor:
+        """The method's advantages as they are, or whitened over the whole batch (`whiten`); the ppo
+        group's `normalise_advantages` is PPO's and is not read here."""
+        return whiten_over_processes(exp.advantages, exp.rollout.valid, self.world) if self.whiten else exp.advantages
+
+    def update(self, exp: Experience) -> dict[str, float]:
+        """Weights each token for the method's aggregation, then RLTrainer's epochs of minibatches.
+
+        A minibatch's loss is `parts * world` times its share of the whole objective, so it is an unbiased
+        estimate of the objective whatever the minibatch holds, and after the gradients are averaged over
+        processes each optimizer step sees the global minibatch's share."""
+        valid = exp.rollout.valid
+        sequences, tokens = global_sum([float(valid.shape[0]), valid.sum().item()], self.world)
+        parts = minibatch_count(int(tokens), self.cfg.ppo.batch_size)
+        weights = episode_weights(valid, self.aggregation(), sequences, tokens, int(self.cfg.rollout.max_new_tokens))
+        exp.token_weight = weights * parts * self.world
+        self._kl_loss_total, self._kl_loss_steps = 0.0, 0
+        stats = super().update(exp)
+        if self.loss_kl_coef():
+            stats["loss/kl"] = self._kl_loss_total / max(1, self._kl_loss_steps)
+        return stats
+
+    def _backward_minibatch(self, mb: Experience, selected: torch.Tensor, share: Optional[float]) -> PPOLosses:
+        """The method's weighted PPO-clip loss for one minibatch, and its gradients. `share` (PPO's
+        per-process token-mean correction) is not needed: the token weights already carry it."""
+        cfg, rollout = self.cfg.ppo, mb.rollout
+        kl_coef = self.loss_kl_coef()
+        logits, _ = self.policy.forward(self.policy.model, rollout.prompts, rollout.actions, rollout.valid)
+        logp_all = sampling_log_probs(logits, rollout.action_mask, rollout.temperature)  # what was sampled from
+        new_logp = gather(logp_all, rollout.actions)
+        # the KL term compares the policy's own (unmasked, temperature 1) distribution with the reference,
+        # as the reward penalty does
+        kl = k3_kl(action_log_probs(logits, rollout.actions), mb.ref_logp) if kl_coef else None
+        del logits
+        with torch.no_grad() if cfg.ent_coef == 0 else nullcontext():
+            token_entropy = entropy(logp_all)
+        weights = selected * mb.token_weight[:, None]
+        terms = weighted_clipped_loss(new_logp, rollout.logp, mb.advantages, weights, cfg.clip_range, token_entropy,
+                                      cfg.ent_coef, kl, kl_coef)
+        _check_finite(self.iteration + 1, PPO_loss=terms.loss.item())
+        self._backward(terms.loss, None)
+        self._kl_loss_total += terms.kl.item()
+        self._kl_loss_steps += 1
+        return PPOLosses(terms.loss.detach(), terms.policy.detach(), torch.zeros(()), terms.entropy,
+                         terms.approx_kl, terms.clip_fraction)
