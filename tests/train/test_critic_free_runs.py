@@ -80,3 +80,22 @@ def test_an_interrupted_grpo_run_resumes_to_the_same_final_metrics(tiny_imdb_arg
     resumed = run([*args, f"output_dir={tmp_path / 'b'}"])
     assert json.loads((resumed / "results.json").read_text())["metrics"] == straight["metrics"]
     assert [r["iteration"] for r in train_log(resumed)] == [1, 2, 3, 4, 5]
+
+
+@pytest.mark.parametrize("arg, key", [("grpo.group_size=1", "grpo.group_size"), ("rloo.k=1", "rloo.k"),
+                                      ("grpo.kl=both", "grpo.kl"), ("grpo.loss_aggregation=mean", "grpo.loss_aggregation"),
+                                      ("reinforce_pp.gamma=1.5", "reinforce_pp.gamma"),
+                                      ("reinforce_pp_baseline.group_size=1", "reinforce_pp_baseline.group_size")])
+def test_a_bad_critic_free_setting_is_refused_with_its_key(tiny_imdb_args, arg, key):
+    from grue.config import ConfigError
+
+    with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
+        load_config([*tiny_imdb_args, "algo=grpo", arg])
+
+
+def test_the_new_groups_change_no_paper_algorithm_s_hash(tiny_imdb_args):
+    from grue.config import config_hash
+
+    for algo in ("ppo", "nlpo", "supervised_ppo"):
+        args = [*tiny_imdb_args, f"algo={algo}"]
+        assert config_hash(load_config(args)) == config_hash(load_config([*args, "grpo.beta=0.5", "rloo.k=8"]))
