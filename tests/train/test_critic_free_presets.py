@@ -1,0 +1,48 @@
+"""The critic-free methods' presets: on every task and profile they take the task's own PPO settings
+(NLPO's for the masked variants, Supervised+PPO's for the warm-started ones), so they spend the same
+generated tokens and optimizer steps, and add only their own group (tasks/_critic_free.py)."""
+from __future__ import annotations
+
+import pytest
+
+from grue.config import load_config
+from tasks import task_names
+
+SHARED = ("ppo", "kl", "rollout", "generation", "model", "eval")
+METHODS = {"grpo": "grpo", "rloo": "rloo", "reinforce_pp": "reinforce_pp",
+           "reinforce_pp_baseline": "reinforce_pp_baseline"}
+
+
+def cfg(task, profile, algo):
+    return load_config([f"task={task}", f"profile={profile}", f"algo={algo}"])
+
+
+@pytest.mark.parametrize("profile", ["paper", "mini"])
+@pytest.mark.parametrize("task", list(task_names()))
+def test_each_method_runs_on_the_budget_of_its_ppo_counterpart(task, profile):
+    counterparts = {"": cfg(task, profile, "ppo"), "supervised_": cfg(task, profile, "supervised_ppo"),
+                    "_mask": cfg(task, profile, "nlpo")}
+    for method in METHODS:
+        for variant, ppo in counterparts.items():
+            algo = f"supervised_{method}" if variant == "supervised_" else f"{method}{variant}"
+            c = cfg(task, profile, algo)
+            for group in SHARED:
+                assert c[group] == ppo[group], (algo, group)
+            if variant == "_mask":
+                assert c.nlpo == ppo.nlpo, algo
+
+
+@pytest.mark.parametrize("profile", ["paper", "mini"])
+def test_the_group_methods_draw_four_samples_per_prompt_and_reinforce_pp_one(profile):
+    assert cfg("imdb", profile, "grpo").grpo.group_size == 4
+    assert cfg("imdb", profile, "rloo").rloo.k == 4
+    assert cfg("imdb", profile, "reinforce_pp_baseline").reinforce_pp_baseline.group_size == 4
+    assert cfg("imdb", profile, "reinforce_pp").reinforce_pp.group_size == 1
+    grpo = cfg("imdb", profile, "grpo").grpo  # the rest is the paper's (Shao et al. 2024, section 4.2)
+    assert (grpo.beta, grpo.kl, grpo.scale_rewards, grpo.loss_aggregation) == (0.04, "loss", True, "sequence")
+
+
+def test_imdb_mini_grpo_fits_one_round_of_whole_groups():
+    c = cfg("imdb", "mini", "grpo")
+    episodes = c.ppo.steps_per_update // c.rollout.max_new_tokens  # fixed-length 24-token reviews
+    assert episodes == 32 and episodes % c.grpo.group_size == 0
