@@ -88,3 +88,14 @@ def test_a_round_holds_whole_groups_and_the_loss_weights_cover_the_rollout(tiny_
     parts = -(-int(exp.rollout.valid.sum().item()) // 10)
     total = (exp.token_weight[:, None] * exp.rollout.valid).sum().item()
     assert total == pytest.approx(parts)  # sequence means: sum_i |o_i| / (N |o_i|) = 1, times the minibatches
+
+
+@pytest.mark.parametrize("algo", ["grpo", "rloo", "reinforce_pp"])
+def test_a_seq2seq_policy_learns_too(tiny_seq2seq_policy, algo):
+    """The same problem and threshold on the 2-layer T5 (the seq2seq tasks' policy kind), seed 0; measured
+    gains 0.27 (GRPO), 0.30 (RLOO), 0.40 (REINFORCE++). REINFORCE++-baseline, which differs from
+    REINFORCE++ only in its baseline, gained 0.13 here: too close to the threshold to pin."""
+    torch.manual_seed(0)
+    trainer = make_trainer(algo, tiny_seq2seq_policy, config(algo, 0))
+    rewards = [trainer.step()["reward_mean"] for _ in range(25)]
+    assert sum(rewards[-3:]) / 3 > sum(rewards[:3]) / 3 + 0.1, rewards
