@@ -35,6 +35,7 @@ from grue.train.rl.trainer import RLTrainer, _check_finite, whiten_over_processe
 class CriticFreeTrainer(RLTrainer):
     uses_critic = False
     whiten = False  # normalise the advantages over the iteration's whole batch (all processes) before the update
+    _kl_loss_total, _kl_loss_steps = 0.0, 0  # the KL term's sum over one update's minibatches, for the log
 
     # -- what a method says -------------------------------------------------------------------------
     def group_size(self) -> int:

@@ -12,6 +12,8 @@ sample's task reward first (before the KL penalty and the global normalisation).
 """
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 
 from grue.train.rl.critic_free import CriticFreeTrainer
@@ -28,10 +30,10 @@ def returns_to_go(rewards: torch.Tensor, valid: torch.Tensor, gamma: float) -> t
 
 class ReinforcePPTrainer(CriticFreeTrainer):
     whiten = True
-    group = "reinforce_pp"  # the config group it reads
+    config_group = "reinforce_pp"  # the config group it reads (the -baseline variant has its own)
 
-    def settings(self):
-        return self.cfg[self.group]
+    def settings(self) -> Any:
+        return self.cfg[self.config_group]
 
     def group_size(self) -> int:
         return int(self.settings().group_size)
@@ -49,10 +51,11 @@ class ReinforcePPTrainer(CriticFreeTrainer):
 
 
 class ReinforcePPBaselineTrainer(ReinforcePPTrainer):
-    group = "reinforce_pp_baseline"
+    config_group = "reinforce_pp_baseline"
 
     def task_reward(self, episodes: Episodes) -> torch.Tensor:
         """Each sample's task reward minus its prompt group's mean."""
         reward = episodes.token_reward
-        centred = group_centred(sequence_total(reward), self.group_size())
-        return minus_baseline(reward, sequence_total(reward) - centred, episodes.rollout.last_index)
+        totals = sequence_total(reward)
+        group_mean = totals - group_centred(totals, self.group_size())
+        return minus_baseline(reward, group_mean, episodes.rollout.last_index)
