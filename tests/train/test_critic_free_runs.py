@@ -82,13 +82,12 @@ def test_an_interrupted_grpo_run_resumes_to_the_same_final_metrics(tiny_imdb_arg
     assert [r["iteration"] for r in train_log(resumed)] == [1, 2, 3, 4, 5]
 
 
-@pytest.mark.parametrize("arg, key", [("grpo.group_size=1", "grpo.group_size"), ("rloo.k=1", "rloo.k"),
-                                      ("grpo.kl=both", "grpo.kl"), ("grpo.loss_aggregation=mean", "grpo.loss_aggregation"),
-                                      ("reinforce_pp.gamma=1.5", "reinforce_pp.gamma"),
-                                      ("reinforce_pp_baseline.group_size=1", "reinforce_pp_baseline.group_size")])
-def test_a_bad_critic_free_setting_is_refused_with_its_key(tiny_imdb_args, arg, key):
+@pytest.mark.parametrize("arg", ["grpo.group_size=1", "rloo.k=1", "grpo.kl=both", "grpo.loss_aggregation=mean",
+                                 "reinforce_pp.gamma=1.5", "reinforce_pp_baseline.group_size=1"])
+def test_a_bad_critic_free_setting_is_refused_with_its_key(tiny_imdb_args, arg):
     from grue.config import ConfigError
 
+    key = arg.split("=")[0]
     with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
         load_config([*tiny_imdb_args, "algo=grpo", arg])
 

@@ -38,5 +38,6 @@ class GRPOTrainer(CriticFreeTrainer):
 
     def token_advantages(self, episodes: Episodes) -> torch.Tensor:
         rewards = self.kl_penalised(episodes) if self.cfg.grpo.kl == "reward" else episodes.token_reward
-        advantage = group_normalised(sequence_total(rewards), self.group_size(), scale=bool(self.cfg.grpo.scale_rewards))
+        scale = bool(self.cfg.grpo.scale_rewards)
+        advantage = group_normalised(sequence_total(rewards), self.group_size(), scale=scale)
         return advantage[:, None].expand_as(episodes.rollout.valid)
