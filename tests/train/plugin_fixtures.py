@@ -6,6 +6,7 @@ tests see the built-in registries only.
 """
 from __future__ import annotations
 
+import importlib
 import sys
 import textwrap
 
@@ -76,7 +77,10 @@ def toy_plugin(tmp_path, monkeypatch):
     folder = tmp_path / "plugin_src"
     folder.mkdir()
     (folder / f"{PLUGIN}.py").write_text(SOURCE)
-    monkeypatch.syspath_prepend(str(folder))
+    # sys.path set directly: monkeypatch.syspath_prepend also calls into pkg_resources, which an earlier
+    # test may have left half-imported
+    monkeypatch.setattr(sys, "path", [str(folder), *sys.path])
+    importlib.invalidate_caches()
     monkeypatch.setenv(plugins.ENV_VAR, PLUGIN)
     algos, metrics = dict(algo_registry._REGISTRY), dict(metric_registry._BY_NAME)
     yield PLUGIN
