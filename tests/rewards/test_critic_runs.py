@@ -81,11 +81,13 @@ def test_bad_critic_settings_are_refused_in_one_line_before_anything_runs(args, 
     assert complaint in str(err.value) and "\n" not in str(err.value)
 
 
-def test_runs_without_a_critic_keep_their_config_hash_whatever_the_critic_settings():
+def test_critic_settings_without_a_dense_critic_are_refused_and_dense_ones_change_the_hash():
     from grue.config import config_hash
+    from grue.config.cross_fields import CrossFieldError, check_cross_fields
 
+    with pytest.raises((ConfigError, CrossFieldError), match="critic.alpha_intrinsic is set but reward.dense"):
+        check_cross_fields(load_config(["task=imdb", "profile=mini", "algo=ppo", "critic.alpha_intrinsic=0.5"]))
     plain = config_hash(load_config(["task=imdb", "profile=mini", "algo=ppo"]))
-    assert plain == config_hash(load_config(["task=imdb", "profile=mini", "algo=ppo", "critic.alpha_intrinsic=0.5"]))
     dense = ["task=imdb", "profile=mini", "algo=ppo", "reward.dense=critic", "critic.model=packaged:smollm2-135m"]
     assert config_hash(load_config(dense)) != plain
     assert config_hash(load_config(dense)) != config_hash(load_config([*dense, "critic.alpha_intrinsic=0.5"]))
