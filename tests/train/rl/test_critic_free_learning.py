@@ -99,3 +99,37 @@ def test_a_seq2seq_policy_learns_too(tiny_seq2seq_policy, algo):
     trainer = make_trainer(algo, tiny_seq2seq_policy, config(algo, 0))
     rewards = [trainer.step()["reward_mean"] for _ in range(25)]
     assert sum(rewards[-3:]) / 3 > sum(rewards[:3]) / 3 + 0.1, rewards
+
+
+@pytest.mark.parametrize("aggregation", ["sequence", "constant"])
+def test_minibatch_gradients_add_up_to_the_whole_rollout_s(tiny_causal_policy, aggregation):
+    """Before any step (ratio 1), the gradients of an epoch's minibatches, each the loss update() builds
+    (its share of the objective times the number of minibatches), average to the gradient of the whole
+    objective in one batch: cutting minibatches, even through a sequence, weighs no token differently."""
+    from grue.train.rl.minibatch import transition_minibatches
+    from grue.train.rl.policy_gradient import episode_weights
+
+    cfg = config("grpo", 0, rollout={"min_new_tokens": 1, "max_new_tokens": 6},
+                 grpo={"group_size": 2, "loss_aggregation": aggregation})
+    torch.manual_seed(0)
+    trainer = make_trainer("grpo", tiny_causal_policy, cfg)
+    exp = trainer.collect()
+    valid = exp.rollout.valid
+    valid[1::3, 2:] = 0.0  # episodes of 2 and 4 tokens beside the 6-token ones, as if they had ended (EOS)
+    valid[2::3, 4:] = 0.0
+    base = episode_weights(valid, aggregation, valid.shape[0], valid.sum().item(), 6)
+    params = [p for p in tiny_causal_policy.model.parameters()]
+
+    def gradient(parts):
+        exp.token_weight = base * parts
+        total = [torch.zeros_like(p) for p in params]
+        for batch in transition_minibatches(valid, parts, torch.Generator().manual_seed(1)):
+            trainer._backward_minibatch(exp.episodes(batch.rows, batch.length), batch.selected, None)
+            for acc, p in zip(total, params):
+                acc += p.grad / parts if p.grad is not None else 0.0
+            trainer.optimizer.zero_grad(set_to_none=True)
+        return torch.cat([g.flatten() for g in total])
+
+    whole, split = gradient(1), gradient(3)
+    assert whole.abs().sum() > 0
+    assert torch.allclose(whole, split, rtol=1e-4, atol=1e-7)
