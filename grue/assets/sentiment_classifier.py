@@ -22,10 +22,10 @@ LEARNING_RATE = 5e-5
 
 def train_classifier(texts: list[str], labels: list[int], out_dir: Path, seed: int = 0) -> Path:
     """One epoch of AdamW over (text, label) pairs from MiniLM, saved to out_dir."""
-    from rich.progress import Progress
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     from grue.assets.packaged import packaged_model
+    from grue.run.display import progress_bar
 
     torch.manual_seed(seed)
     base = str(packaged_model("minilm"))
@@ -35,8 +35,9 @@ def train_classifier(texts: list[str], labels: list[int], out_dir: Path, seed: i
     optim = torch.optim.AdamW(model.parameters(), lr=LEARNING_RATE)
     order = torch.randperm(len(texts)).tolist()
     steps = range(0, len(order), BATCH_SIZE)
-    with Progress(transient=True) as progress:
-        bar = progress.add_task("training the mini sentiment classifier (once)", total=len(steps))
+    threads = torch.get_num_threads()
+    with progress_bar(f"training the mini sentiment classifier (once; {threads} thread{'s' * (threads > 1)})",
+                      len(steps)) as bar:
         for start in steps:
             idx = order[start:start + BATCH_SIZE]
             batch = tok([texts[i] for i in idx], padding=True, truncation=True, max_length=MAX_LENGTH,
@@ -45,7 +46,7 @@ def train_classifier(texts: list[str], labels: list[int], out_dir: Path, seed: i
             loss.backward()
             optim.step()
             optim.zero_grad()
-            progress.advance(bar)
+            bar.advance(1, f"loss {loss.item():.3f}")
     model.eval().save_pretrained(out_dir)
     tok.save_pretrained(out_dir)
     return out_dir

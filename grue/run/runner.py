@@ -79,6 +79,7 @@ class Run:
         from grue.run.preflight import check_assets
 
         if self.main:
+            configure_threads(self.cfg)  # building assets (the mini classifier) keeps to `threads=` too
             check_assets(self.cfg)  # before anything is written or trained
         with sigterm_as_interrupt():  # a scheduler's or a sweep's stop ends the run as Ctrl-C does
             return self._execute_locked()
