@@ -19,6 +19,9 @@ LABEL_COLUMNS: list[Column] = [
     Column("algo", "Algorithm"), Column("reward", "Reward"), Column("init_model", "Init model"),
     Column("profile", "Profile"), Column("n", "Seeds"),
 ]
+# Said wherever mini rows appear: they sit in the same tables as the paper's numbers.
+MINI_NOTICE = ("Profile mini: small CPU-sized models, data and budgets (SmolLM2-135M, review snippets, a few "
+               "iterations); its numbers are not comparable to the paper's rows or to paper-profile runs.")
 SETTING_COLUMN = Column("setting_label", "Setting")  # shown only when some algorithm has several settings
 
 
@@ -89,6 +92,8 @@ def task_table(agg: pd.DataFrame, task: str, split: str | None = None, with_pape
     if tables_cited:
         cites = "; ".join(provenance(t) for t in sorted(tables_cited))
         table.notes.append(f"Rows marked paper are the published numbers ({cites}), not runs of ours.")
+    if (frame.loc[frame["source"] == "runs", "profile"] == "mini").any():
+        table.notes.append(MINI_NOTICE)
     table.notes += [f"{FLAG_MARK} {f}" for f in sorted(flags)]
     return table
 

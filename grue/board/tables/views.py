@@ -12,6 +12,7 @@ from grue.board.build import Board
 from grue.board.task_info import grue_tasks, naturalness_metrics, task_short
 from grue.board.tables.table import Cell, Column, Row, Table
 from grue.board.task_info import algo_label, algo_rank
+from grue.board.tables.task_tables import MINI_NOTICE
 
 
 
@@ -67,7 +68,8 @@ def overall_tables(board: Board) -> list[Table]:
     if board.overall.empty:
         return tables
     for (source, profile), frame in board.overall.groupby(["source", "profile"], sort=False):
-        present = [t for t in board.tasks if f"{t}:task" in frame and frame[f"{t}:task"].notna().any() or frame[f"{t}:naturalness"].notna().any()]
+        present = [t for t in board.tasks if f"{t}:task" in frame
+                   and (frame[f"{t}:task"].notna().any() or frame[f"{t}:naturalness"].notna().any())]
         columns = [Column(key, label, True) for key, label in HEADLINE]
         for t in present:
             columns += [Column(f"{t}:task", f"{task_short(t)} task", True),
@@ -95,6 +97,16 @@ def overall_tables(board: Board) -> list[Table]:
         if any(r["naturalness_tasks"] < r["tasks"] for r in records):
             table.notes.append("'(naturalness k)': a naturalness metric was unavailable for some tasks (e.g. offline), "
                                "so Naturalness averages over k tasks only.")
+        if profile == "mini" and not reference:
+            table.notes.append(MINI_NOTICE)
+        leader = max(records, key=lambda r: r["grue_score"] if math.isfinite(r["grue_score"]) else -math.inf)
+        best_natural = max((r["naturalness_score"] for r in records if math.isfinite(r["naturalness_score"])),
+                           default=math.nan)
+        if (not reference and leader["algo"] == "zero_shot" and len(records) > 1
+                and leader["naturalness_score"] == best_natural):
+            table.notes.append("Zero-Shot leads here through Naturalness: the untrained model's own fluency scores are "
+                               "the best by construction (training moves away from them), and with few tasks the trained "
+                               "rows' task-score gain does not outweigh that; read the per-task tables for the gains.")
         if not reference and (board.selection["setting_label"] != "").any():
             table.notes.append("Where an algorithm has several settings, the one with the best validation task score "
                                "stands for it on each task (Selection table).")
