@@ -5,6 +5,10 @@ settings, not tasks); it is found by scanning the folder, never by a hand-kept l
 task is adding its file. Everything else that needs to know tasks (config validation, the board's
 columns and navigation, metric groups, critic templates) reads the specs through this module.
 `grue tasks` lists them.
+
+Tasks from files the user owns join them the same way (grue/task_files/): `task=path/to/file.yaml`
+(or `.toml`, or a `.py` defining TASK) reads that file, and every task file in the folders of
+`GRUE_TASKS_PATH` is listed. A file task may not take the name of another task.
 """
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ import pkgutil
 from grue.config.task_spec import TaskSpec
 
 _REGISTERED: dict[str, TaskSpec] = {}
+_FILE_TASKS: dict[str, TaskSpec] = {}   # read through task=path/to/file, by name
 
 
 @functools.lru_cache(maxsize=1)
@@ -41,12 +46,76 @@ def register_task(spec: TaskSpec) -> TaskSpec:
     return spec
 
 
+def _path_tasks() -> dict[str, TaskSpec]:
+    """The tasks of GRUE_TASKS_PATH's files (re-read when a file changes; grue/task_files/discover.py)."""
+    from grue.task_files.discover import path_entries, read_task_file
+
+    found: dict[str, TaskSpec] = {}
+    for path in path_entries():
+        spec = read_task_file(path)
+        if spec.name in found and found[spec.name].origin != spec.origin:
+            _clash(spec, found[spec.name])
+        found[spec.name] = spec
+    return found
+
+
+def _clash(spec: TaskSpec, other: TaskSpec) -> None:
+    from grue.extend.errors import ExtensionError
+
+    raise ExtensionError(f"{spec.origin} defines task {spec.name!r}, which {task_origin(other)} already defines; "
+                         "give it another name (name: in the file)")
+
+
 def _catalogue() -> dict[str, TaskSpec]:
     from grue.plugins import load_plugins
 
     load_plugins()
-    merged = {**_task_files(), **_REGISTERED}
+    merged = dict(_task_files())
+    for spec in (*_path_tasks().values(), *_FILE_TASKS.values()):
+        known = merged.get(spec.name)
+        if known is not None and known.origin != spec.origin:
+            _clash(spec, known)
+        merged[spec.name] = spec
+    merged.update(_REGISTERED)
     return dict(sorted(merged.items(), key=lambda item: (item[1].order, item[0])))
+
+
+def load_task_file(path: str) -> TaskSpec:
+    """Read a task file (`task=path/to/file`) and add its task to the catalogue; the same file read again
+    after an edit replaces its earlier version."""
+    from grue.task_files.discover import read_task_file
+
+    spec = read_task_file(path)
+    known = {**_catalogue(), **_FILE_TASKS}.get(spec.name)
+    if known is not None and known.origin != spec.origin:
+        _clash(spec, known)
+    _FILE_TASKS[spec.name] = spec
+    return spec
+
+
+def task_from_choice(value: str) -> TaskSpec:
+    """The task `task=` names: a path to a task file, else a task name."""
+    from grue.task_files.discover import looks_like_task_file
+
+    return load_task_file(value) if looks_like_task_file(value) else get_task(value)
+
+
+def inheritable_task(name: str) -> TaskSpec | None:
+    """A task a task file may inherit presets from: a built-in one or a plugin's (file tasks are not, so
+    inheritance never loops)."""
+    from grue.plugins import load_plugins
+
+    load_plugins()
+    return {**_task_files(), **_REGISTERED}.get(name)
+
+
+def task_origin(spec: TaskSpec) -> str:
+    """Where a task came from, for `grue tasks`."""
+    if spec.origin:
+        return spec.origin
+    if _task_files().get(spec.name) is spec:
+        return f"tasks/{spec.name}.py (built-in)"
+    return "a plugin (register_task)"
 
 
 def all_tasks() -> tuple[TaskSpec, ...]:

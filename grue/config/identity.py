@@ -18,7 +18,10 @@ from typing import Any
 from omegaconf import DictConfig, OmegaConf
 
 # Keys that change where or how fast a run goes, not what it computes (dotted for keys inside a group).
-NON_SEMANTIC_KEYS = ("output_dir", "device", "threads", "num_processes", "accelerate", "shard", "eval.save_every")
+NON_SEMANTIC_KEYS = ("output_dir", "device", "threads", "num_processes", "accelerate", "shard", "eval.save_every",
+                     "task_file")
+# Keys every algorithm reads whatever its groups: a file task's content digest (unset for built-in tasks).
+TASK_IDENTITY_KEYS = ("task_sha256",)
 # Field metadata: left out of the hash while the value is the field's default (fields added after runs
 # existed that read their group).
 HASHED_WHEN_SET = "hashed_when_set"
@@ -65,7 +68,7 @@ def semantic_config(data: dict[str, Any]) -> dict[str, Any]:
     data = copy.deepcopy(data)
     algo = find_algorithm(str(data.get("algo")))
     if algo is not None:
-        for key in [k for k in data if k not in algo.hashed_groups]:
+        for key in [k for k in data if k not in algo.hashed_groups and k not in TASK_IDENTITY_KEYS]:
             data.pop(key)
     for key in NON_SEMANTIC_KEYS:
         _pop(data, key)

@@ -111,30 +111,43 @@ def _merge(cfg: DictConfig, layer: Mapping[str, Any] | DictConfig, where: str) -
         raise ConfigError(f"invalid config in {where}: {err}") from None
 
 
+def check_layer(layer: Mapping[str, Any], where: str) -> None:
+    """Refuse a layer of settings (a task file's) with an unknown key or an ill-typed value, naming `where`."""
+    _merge(OmegaConf.structured(run_schema()), layer, where)
+
+
 def load_config(args: Iterable[str] = (), base: Mapping[str, Any] | None = None) -> DictConfig:
     """Build the resolved, read-only config for `key=value` args (the CLI's and the tests' entry)."""
-    from tasks import get_task  # late import: tasks import grue modules
+    from grue.task_files.discover import looks_like_task_file
+    from tasks import task_from_choice  # late import: tasks import grue modules
 
     overrides = parse_overrides(args)
     merged_choices = dict(base or {})
     merged_choices.update({k: v for k, v in overrides.items() if k in ("task", "algo", "profile")})
-    task_name = merged_choices.get("task", RunConfig.task)
     algo = merged_choices.get("algo", RunConfig.algo)
     profile = merged_choices.get("profile", RunConfig.profile)
-    for key, value in (("task", task_name), ("algo", algo), ("profile", profile)):
+    choice = merged_choices.get("task", RunConfig.task)
+    if not looks_like_task_file(choice):
+        _check_choice("task", choice)
+    task = task_from_choice(choice)  # a name, or a task file's path (read and added to the catalogue)
+    task_name = task.name
+    for key, value in (("algo", algo), ("profile", profile)):
         _check_choice(key, value)
-    task = get_task(task_name)
+    overrides.pop("task", None)
+    where = task.origin or f"tasks/{task_name}.py"
 
     cfg = OmegaConf.structured(run_schema())
     cfg = _merge(cfg, {"task": task_name, "algo": algo, "profile": profile}, "the command line")
     cfg = _merge(cfg, {"eval": {"metrics": list(task.metrics)}}, f"task {task_name}")
-    cfg = _merge(cfg, task.base, f"tasks/{task_name}.py (base)")
-    cfg = _merge(cfg, task.profiles.get(profile, {}), f"tasks/{task_name}.py (profile {profile})")
-    cfg = _merge(cfg, task.algos.get(profile, {}).get(algo, {}), f"tasks/{task_name}.py ({profile}/{algo})")
+    cfg = _merge(cfg, task.base, f"{where} (base)")
+    cfg = _merge(cfg, task.profiles.get(profile, {}), f"{where} (profile {profile})")
+    cfg = _merge(cfg, task.algos.get(profile, {}).get(algo, {}), f"{where} ({profile}/{algo})")
     if base:
-        cfg = _merge(cfg, OmegaConf.from_dotlist([f"{k}={v}" for k, v in base.items()]), "the caller")
+        cfg = _merge(cfg, OmegaConf.from_dotlist([f"{k}={v}" for k, v in base.items() if k != "task"]), "the caller")
     dotlist = [f"{k}={v}" for k, v in overrides.items()]
     cfg = _merge(cfg, OmegaConf.from_dotlist(dotlist), "the command line")
+    # A file task's identity is its file's content, whatever the command line says (grue/config/identity.py).
+    cfg = _merge(cfg, {"task_file": task.origin or None, "task_sha256": task.file_sha256}, where)
     _check_values(cfg)
     if cfg.shard is None and cfg.accelerate is not None:  # a sharding preset shards without shard= too
         from grue.runtime.accelerate_configs import SHARD_MODES

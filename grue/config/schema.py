@@ -261,6 +261,11 @@ class RunConfig:
     # Parameter sharding over the processes (grue/runtime/sharding.py): full (FSDP FULL_SHARD, ZeRO-3) or
     # grad_op (SHARD_GRAD_OP, about ZeRO-2); the fsdp/zero3 presets mean full, zero2 grad_op.
     shard: Optional[str] = rule(None, OneOf(_shard_modes))
+    # A task from a file the user owns (grue/task_files/): the file it was read from (not hashed: the
+    # folder may move) and the SHA-256 of its content (hashed: editing the file is a new setting). Set from
+    # the task, never by hand; built-in tasks leave both unset, so their hashes are unchanged.
+    task_file: Optional[str] = field(default=None, metadata={HASHED_WHEN_SET: True})
+    task_sha256: Optional[str] = field(default=None, metadata={HASHED_WHEN_SET: True})
     model: ModelConfig = field(default_factory=ModelConfig)
     data: DataConfig = field(default_factory=DataConfig)
     reward: RewardConfig = field(default_factory=RewardConfig)

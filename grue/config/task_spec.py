@@ -40,6 +40,10 @@ class TaskSpec:
     supervised_target: Callable[[Sample], str] | None = None  # default: the first reference
     # CommonGen: one training pair per reference (the paper trains on every (concept set, target) row).
     supervised_all_references: bool = False
+    # A task from a file the user owns (grue/task_files/): the file, and the SHA-256 of its content, which
+    # the config hash covers (editing the file is a new setting). Empty for built-in and plugin tasks.
+    origin: str = ""
+    file_sha256: str | None = None
 
     def __post_init__(self) -> None:
         if not self.short:

@@ -6,7 +6,9 @@ Adding a metric: a scorer (grue/metrics/base.py's `Scorer`) and a factory decora
 orders by it and a lower-is-better metric used as a reward is turned around by it (`reward_from`
 says how, when the paper defines the reward differently from the negated metric). Modules are found
 by scanning this package (and the reward modules, which register the classifier metrics), never by a
-hand-kept list.
+hand-kept list. A user's function is a metric by reference, `python:module:function` or
+`python:path/to/file.py:function`, its direction declared on the function (grue/extend/user_metric.py):
+it is registered under the reference the first time a lookup names it.
 """
 from __future__ import annotations
 
@@ -63,6 +65,16 @@ def _load_all() -> None:
     load_plugins()
 
 
+def _ensure_user_metric(name: str) -> None:
+    """Register a python: reference under its own name (imported and its direction checked) on first use."""
+    from grue.extend.python_ref import is_python_ref
+
+    if is_python_ref(name) and name not in _BY_NAME:
+        from grue.extend.user_metric import declared_direction, user_metric_factory
+
+        register(higher_is_better={name: declared_direction(name)})(user_metric_factory(name))
+
+
 def known_metrics() -> list[str]:
     _load_all()
     return sorted(_BY_NAME)
@@ -70,6 +82,7 @@ def known_metrics() -> list[str]:
 
 def higher_is_better(name: str) -> bool:
     _load_all()
+    _ensure_user_metric(name)
     return _BY_NAME[name].higher_is_better[name]
 
 
@@ -84,6 +97,7 @@ def reward_transform(name: str) -> RewardFrom:
     """How a metric's per-sample value becomes a reward to maximise: as declared, else itself when
     higher is better, else its negation. Refuses a metric that cannot be a reward."""
     _load_all()
+    _ensure_user_metric(name)
     entry = _BY_NAME[name]
     if name in entry.not_rewards:
         raise MetricUnavailable(f"metric {name!r} cannot be a reward: {entry.not_rewards[name]}")
@@ -102,7 +116,8 @@ def check_names(names: Iterable[str]) -> None:
     """Refuse names no scorer produces, suggesting close ones."""
     known = known_metrics()
     for name in names:
-        if name not in known:
+        _ensure_user_metric(name)
+        if name not in known and name not in _BY_NAME:
             close = difflib.get_close_matches(name, known, n=3)
             hint = f" Did you mean: {', '.join(close)}?" if close else f" Known: {', '.join(known)}."
             raise KeyError(f"unknown metric {name!r}.{hint}")
@@ -131,7 +146,7 @@ class ScorerSet:
 def build_scorers(names: Iterable[str], ctx: MetricContext) -> ScorerSet:
     """Build each needed scorer once; record those that cannot run here instead of failing later."""
     names = tuple(dict.fromkeys(names))
-    check_names(names)
+    check_names(names)  # registers the python: references among them
     scorers: list[Scorer] = []
     unavailable: dict[str, str] = {}
     seen: set[int] = set()

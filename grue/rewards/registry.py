@@ -6,7 +6,9 @@ run is still scored on the task's whole metric mix.
 Adding a reward: a factory `(run config) -> Reward` decorated with `@register_reward("name")` in a
 module of this package, in a sub-package's `reward` module, or in a plugin (grue/plugins.py). Every
 metric that can be a reward (grue.metrics.registry.reward_metrics) is one under its own name, with
-the direction its registration declares; nothing to register for it.
+the direction its registration declares; nothing to register for it. A user's function is a reward by
+reference, `reward=python:module:function` or `python:path/to/file.py:function` (grue/extend/), imported
+only when a config names it.
 """
 from __future__ import annotations
 
@@ -55,7 +57,13 @@ def _load_all() -> None:
 
 
 def _factory(name: str) -> RewardFactory | None:
-    """A registered reward, else a metric that can be one, else None."""
+    """A user's function (python: reference), a registered reward, else a metric that can be one, else None."""
+    from grue.extend.python_ref import is_python_ref
+
+    if is_python_ref(name):
+        from grue.extend.user_reward import user_reward_factory
+
+        return user_reward_factory(name)
     _load_all()
     if name in _FACTORIES:
         return _FACTORIES[name]
@@ -76,6 +84,12 @@ def reward_names() -> list[str]:
 
 
 def check_reward(name: str) -> None:
+    """Refuse an unknown name with close ones; a python: reference is imported and its signature checked."""
+    from grue.extend.python_ref import is_python_ref, load_callable
+
+    if is_python_ref(name):
+        load_callable(name, "reward")
+        return
     names = reward_names()
     if name not in names:
         close = difflib.get_close_matches(name, names, n=3)

@@ -1,0 +1,112 @@
+"""Where file tasks come from: `task=path/to/file` and the folders of `GRUE_TASKS_PATH`.
+
+`GRUE_TASKS_PATH` holds folders (or single task files) separated by the OS path separator (`:` on
+Linux and macOS); every `*.yaml`, `*.yml` and `*.toml` file directly in such a folder is a task, and so
+is every `*.py` file that assigns `TASK` at its top level (found by parsing it, not running it: the
+rewards and metrics beside a task are imported only when a config names them). Files starting with `_`
+or `.` are skipped. A file is read once per content:
+edited, it is read again, and its new digest gives its runs a new config hash. The processes a run or
+a sweep starts inherit the variable, and are given the same `task=` argument, so every process sees the
+same task.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+from grue.config.task_spec import TaskSpec
+from grue.extend.errors import ExtensionError
+from grue.extend.python_ref import add_search_dir
+
+ENV_VAR = "GRUE_TASKS_PATH"
+EXTENSIONS = (".yaml", ".yml", ".toml", ".py")
+_READ: dict[tuple[Path, str], TaskSpec] = {}
+
+
+def looks_like_task_file(value: str) -> bool:
+    """`task=` names a file (rather than a task) when it has a task file's extension or a path separator."""
+    return value.endswith(EXTENSIONS) or "/" in value or os.sep in value
+
+
+def _parse(path: Path, text: str) -> object:
+    if path.suffix == ".toml":
+        import tomllib
+
+        try:
+            return tomllib.loads(text)
+        except tomllib.TOMLDecodeError as err:
+            raise ExtensionError(f"{path}: not valid TOML ({err})") from None
+    import yaml
+
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
+        raise ExtensionError(f"{where}: not valid YAML ({getattr(err, 'problem', None) or err})") from None
+
+
+def read_task_file(value: str | Path) -> TaskSpec:
+    """The task a file declares (YAML, TOML or Python), read again only when its content changed."""
+    path = Path(value).expanduser()
+    if not path.is_file():
+        raise ExtensionError(f"task file {value} not found" + (" (it is a directory; name a .yaml, .toml or .py "
+                                                                 "file in it)" if path.is_dir() else ""))
+    if path.suffix not in EXTENSIONS:
+        raise ExtensionError(f"task file {value}: a task file ends in {', '.join(EXTENSIONS)}")
+    path = path.resolve()
+    data = path.read_bytes()
+    sha256 = hashlib.sha256(data).hexdigest()
+    if (path, sha256) in _READ:
+        return _READ[(path, sha256)]
+    add_search_dir(path.parent)  # its python: references may sit beside it
+    if path.suffix == ".py":
+        from grue.task_files.python_file import task_from_python
+
+        spec = task_from_python(path, sha256)
+    else:
+        from grue.task_files.declarative import task_from_mapping
+
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ExtensionError(f"{path}: not UTF-8 text") from None
+        spec = task_from_mapping(_parse(path, text), path, sha256)
+    _READ[(path, sha256)] = spec
+    return spec
+
+
+def _defines_task(path: Path) -> bool:
+    """A Python file assigns TASK at module level (checked without importing it)."""
+    import ast
+
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (SyntaxError, UnicodeDecodeError, ValueError):
+        return True  # reading it as a task names the problem
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        if any(isinstance(t, ast.Name) and t.id == "TASK" for t in targets):
+            return True
+    return False
+
+
+def _is_task_file(path: Path) -> bool:
+    if not path.is_file() or path.suffix not in EXTENSIONS or path.name.startswith(("_", ".")):
+        return False
+    return path.suffix != ".py" or _defines_task(path)
+
+
+def path_entries() -> list[Path]:
+    """The task files the folders and files of GRUE_TASKS_PATH hold, in order."""
+    files: list[Path] = []
+    for entry in filter(None, os.environ.get(ENV_VAR, "").split(os.pathsep)):
+        place = Path(entry).expanduser()
+        if place.is_dir():
+            files.extend(sorted(p for p in place.iterdir() if _is_task_file(p)))
+        elif place.is_file():
+            files.append(place)
+        else:
+            raise ExtensionError(f"{ENV_VAR} names {entry}, which is neither a folder nor a task file")
+    return files

@@ -1,0 +1,63 @@
+"""The split loader of a declarative task: its own data files, or a hub dataset in the hub's layout.
+
+File mode (the task file names no `data.source`): each split is a JSONL, CSV or parquet file, its path
+relative to the task file. Hub mode (`data.source` is a hub id or a local directory in the hub's
+layout, `data.config`/`data.revision` as for the built-in tasks): each split names the dataset's split.
+A missing validation split is held out of train (`data.val_from_train`), by the split seed. Then the
+splits are finished as every task's are (shuffled by the split seed, capped by data.max_*, the prompt
+suffix added), so a user task reads its data exactly as a built-in one does.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from grue.data.hub import dataset_root, finish_splits, held_out, read_rows
+from grue.data.local_files import DataFileError, read_records
+from grue.data.sample import Sample
+from grue.extend.errors import ExtensionError
+from grue.task_files.records import RecordFormat
+
+SPLITS = ("train", "val", "test")
+
+
+@dataclass(frozen=True)
+class FileTaskData:
+    task: str
+    origin: Path                      # the task file, for messages
+    folder: Path                      # relative data paths start here
+    splits: Mapping[str, str]         # split -> file path (file mode) or the dataset's split name (hub mode)
+    hub: bool
+    record: RecordFormat
+    val_from_train: int | None = None
+
+    def path(self, split: str) -> Path:
+        path = Path(self.splits[split]).expanduser()
+        return path if path.is_absolute() else self.folder / path
+
+    def _records(self, cfg: Any, split: str) -> tuple[list[dict], str]:
+        if self.hub:
+            rows = read_rows(dataset_root(cfg), self.splits[split], cfg.data.config, self.record.fields())
+            return rows, f"{cfg.data.source} split {self.splits[split]!r}"
+        path = self.path(split)
+        try:
+            return read_records(path), str(path)
+        except (DataFileError, OSError) as err:
+            raise ExtensionError(f"task {self.task} ({self.origin}): {err}") from None
+
+    def __call__(self, cfg: Any) -> dict[str, list[Sample]]:
+        if not self.hub and cfg.data.source:
+            raise ExtensionError(f"task {self.task} reads its own data files ({self.origin}: data.splits); "
+                                 "data.source is for a task file that names a hub dataset. Unset data.source")
+        out: dict[str, list[Sample]] = {}
+        for split in SPLITS:
+            if split not in self.splits:
+                continue
+            records, where = self._records(cfg, split)
+            out[split] = [self.record.sample(r, f"{split}-{i}", f"{where}: record {i + 1}") for i, r in enumerate(records)]
+            if not out[split]:
+                raise ExtensionError(f"task {self.task}: the {split} split ({where}) holds no records")
+        if "val" not in out:
+            out["train"], out["val"] = held_out(out["train"], int(self.val_from_train or 0), cfg.data.split_seed)
+        return finish_splits(cfg, out)

@@ -1,0 +1,33 @@
+"""A task defined in a Python file the user owns: a module that sets `TASK = TaskSpec(...)`, as the
+built-in task files do, for what a declarative file cannot say (a custom loader, a supervised target).
+
+The file is imported under a name of its own (so two folders may both hold `my_task.py`), and the
+spec is stamped with the file and its content's digest, which the config hash covers.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import importlib.util
+import sys
+from pathlib import Path
+
+from grue.config.task_spec import TaskSpec
+from grue.extend.errors import ExtensionError
+
+
+def task_from_python(path: Path, sha256: str) -> TaskSpec:
+    name = f"grue_user_task_{path.stem}_{hashlib.sha256(str(path).encode()).hexdigest()[:8]}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as err:  # noqa: BLE001 - the user's file failed to import: say which and why
+        first = str(err).splitlines()[0] if str(err) else ""
+        raise ExtensionError(f"{path}: importing the task file failed: {type(err).__name__}: {first}") from None
+    task = getattr(module, "TASK", None)
+    if not isinstance(task, TaskSpec):
+        raise ExtensionError(f"{path}: a Python task file defines TASK = TaskSpec(...) "
+                             f"(grue.config.task_spec); found {type(task).__name__}")
+    return dataclasses.replace(task, origin=str(path), file_sha256=sha256)

@@ -1,0 +1,61 @@
+"""One record of a user's data as a Sample: the prompt template filled from its fields, its references,
+its id and the fields kept as meta.
+
+The template is Python's `str.format` over the record (`"Review: {text}"`; `{{` for a literal brace).
+A reference field may hold one text or a list of texts; blank ones are dropped, and a record left with
+none is refused (every reference-based metric would score it against nothing).
+"""
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from grue.data.hub import clean_references
+from grue.data.sample import Sample
+from grue.extend.errors import ExtensionError
+
+
+def template_fields(template: str) -> tuple[str, ...]:
+    """The record fields a template reads (the part before any `.attr` or `[key]`)."""
+    fields = []
+    for _, name, _, _ in string.Formatter().parse(template):
+        if name:
+            fields.append(name.split(".")[0].split("[")[0])
+    return tuple(dict.fromkeys(fields))
+
+
+@dataclass(frozen=True)
+class RecordFormat:
+    """How the task file maps a record to a Sample."""
+
+    prompt: str                      # template over the record's fields
+    references: tuple[str, ...]      # fields holding the reference text(s)
+    id_field: str | None = None      # None: "<split>-<position in the file>"
+    meta: tuple[str, ...] = ()       # fields handed to metrics and rewards as the sample's meta
+
+    def fields(self) -> tuple[str, ...]:
+        """Every field a record must have."""
+        own = (*template_fields(self.prompt), *self.references, *self.meta, *((self.id_field,) if self.id_field else ()))
+        return tuple(dict.fromkeys(own))
+
+    def sample(self, record: Mapping[str, Any], fallback_id: str, where: str) -> Sample:
+        missing = [f for f in self.fields() if f not in record]
+        if missing:
+            raise ExtensionError(f"{where}: the record lacks field(s) {', '.join(map(repr, missing))} that the task "
+                                 f"file names; it has {', '.join(map(repr, record)) or 'none'}")
+        try:
+            prompt = self.prompt.format_map(record)
+        except (KeyError, IndexError, AttributeError, ValueError) as err:
+            raise ExtensionError(f"{where}: the prompt template {self.prompt!r} cannot be filled: {err}") from None
+        texts: list[Any] = []
+        for name in self.references:
+            value = record[name]
+            texts.extend(value if isinstance(value, (list, tuple)) else [value])
+        references = clean_references(texts)
+        if not references:
+            raise ExtensionError(f"{where}: no reference text in field(s) {', '.join(self.references)} "
+                                 "(empty or blank); every sample needs at least one")
+        sample_id = str(record[self.id_field]) if self.id_field else fallback_id
+        return Sample(id=sample_id, prompt=prompt, references=references,
+                      meta={name: record[name] for name in self.meta})
