@@ -10,7 +10,7 @@
     grue leaderboard export format=md            tables from finished runs
     grue compare runs paper                      two result sets side by side, with significance
     grue sweep task=imdb algo=ppo,nlpo seed=0,1  a grid of runs: resumable, per-cell logs, board at the end
-    grue demo                                    the mini IMDB demo `make demo` runs
+    grue demo                                    the mini IMDB demo `make demo` runs (zero-shot, PPO)
 """
 from __future__ import annotations
 
@@ -123,7 +123,7 @@ def fetch(args: ArgList = PAIRS) -> None:
 
 @app.command()
 def demo(args: ArgList = PAIRS) -> None:
-    """The mini-profile IMDB demo: zero-shot and NLPO runs, then the leaderboard table.
+    """The mini-profile IMDB demo: zero-shot and PPO runs, the board, and where everything went.
 
     grue demo [output_dir=DIR] [any config key=value]
     """

@@ -17,7 +17,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from paired_scores import paired, prompt_scores
+from grue.board.numbers.paired import paired, prompt_scores
 
 METRIC = "sentiment"
 

