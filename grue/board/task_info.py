@@ -41,6 +41,22 @@ def task_short(task: str) -> str:
     return spec.short if spec else task
 
 
+def outside_grue_note(task: str) -> str | None:
+    """What a task's table says when the task is not one of GRUE's seven (a user's task file, a plugin):
+    None for GRUE tasks."""
+    if task in grue_tasks():
+        return None
+    spec = _task(task)
+    if spec is None:
+        origin = "not installed here (set GRUE_TASKS_PATH to its task file's folder, or load its plugin)"
+    else:
+        from tasks import task_origin
+
+        origin = f"from {task_origin(spec)}"
+    return (f"{task_short(task)} is not a GRUE task ({origin}): it has no paper rows and no part in the GRUE "
+            "score or the overall board.")
+
+
 def ordered_tasks(present: Iterable[str]) -> list[str]:
     """The tasks present, in the catalogue's order (the GRUE seven in the paper's), unknown ones last."""
     from tasks import task_names

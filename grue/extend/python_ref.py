@@ -3,8 +3,8 @@
 The code is imported only when a config names it (a reward, a metric, a task file's mix), and it is
 checked before any work starts: the module imports, the attribute exists and is callable, and it
 accepts grue's four batched arguments `(prompts, generations, references, meta)`. A relative file path
-is looked up in the current directory, then in the folders of the task files loaded in this process,
-so a task file can name `python:my_reward.py:score` beside itself. What it returns is checked on every
+is looked up in the current directory, then in the folders of the task files loaded in this process
+(the latest first), so a task file can name `python:my_reward.py:score` beside itself. What it returns is checked on every
 call (`checked_values`): one finite number per generation.
 """
 from __future__ import annotations
@@ -25,7 +25,7 @@ from grue.extend.errors import ExtensionError
 
 PREFIX = "python:"
 SIGNATURE = "(prompts, generations, references, meta) -> list[float]"
-_SEARCH_DIRS: list[Path] = []   # folders of the task files loaded in this process, in load order
+_SEARCH_DIRS: list[Path] = []   # folders of the task files loaded in this process, the latest first
 
 
 def is_python_ref(name: Any) -> bool:
@@ -35,8 +35,9 @@ def is_python_ref(name: Any) -> bool:
 def add_search_dir(folder: Path) -> None:
     """Where relative references of a task file are found: the file's own folder."""
     folder = Path(folder).resolve()
-    if folder not in _SEARCH_DIRS:
-        _SEARCH_DIRS.append(folder)
+    if folder in _SEARCH_DIRS:
+        _SEARCH_DIRS.remove(folder)
+    _SEARCH_DIRS.insert(0, folder)  # the task file read last is the one being run
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,10 @@ mean over seven. The mean win rate follows HELM:
 for every (task, Table 1 metric) column, the share of the pool's other rows this row beats on the
 raw metric (direction-aware, ties count half), averaged over the columns the row has; it needs no
 normalisation at all, which makes it a check on the normalised score.
+
+Only GRUE's seven tasks enter it: a task from a user's task file or a plugin has its own table on the
+board, but no part in the GRUE score, the win rate or the overall rows (`outside_grue` names them, so
+the board can say so).
 """
 from __future__ import annotations
 
@@ -23,9 +27,15 @@ from grue.board.numbers.selection import SELECT_KEYS
 ROW_KEYS: list[str] = ["source", "profile", "algo"]
 
 
+def outside_grue(tasks: pd.Series) -> list[str]:
+    """The tasks present that are not GRUE tasks (user or plugin tasks): kept out of the overall board."""
+    return sorted(set(tasks) - set(grue_tasks()))
+
+
 def raw_values(frame: pd.DataFrame, chosen: pd.DataFrame) -> pd.DataFrame:
     """Raw Table 1 metric means of the chosen entries (an average of candidates averages the means)."""
-    wanted = frame[pd.Series([m in task_metrics(t) + naturalness_metrics(t)
+    grue_set = set(grue_tasks())
+    wanted = frame[pd.Series([t in grue_set and m in task_metrics(t) + naturalness_metrics(t)
                               for t, m in zip(frame["task"], frame["metric"])], index=frame.index, dtype=bool)]
     keys = SELECT_KEYS + ["split"]
     if chosen["reward"].str.startswith("avg(").any():
@@ -60,6 +70,7 @@ def overall_board(chosen: pd.DataFrame, raw: pd.DataFrame) -> pd.DataFrame:
     """One row per (source, profile, algo) with per-task scores, overall scores and win rate."""
     rates = win_rates(raw)
     rows = []
+    chosen = chosen[chosen["task"].isin(grue_tasks())]
     for key, group in chosen.groupby(ROW_KEYS, sort=True):
         row = dict(zip(ROW_KEYS, key))
         by_task = group.set_index("task")
