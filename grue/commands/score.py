@@ -11,6 +11,12 @@ predictions with their per-sample scores. The document records how many of the s
 covers; a file that covers only part of the split is refused unless the caller allows it, and is then
 written with status "partial", which the leaderboard skips with that reason.
 
+Data of one's own (docs/extending.md): a file whose lines carry their references (and prompts and meta
+where its metrics need them) is scored without a task split when its ids are not ids of one: asked for
+with `split=none`, or found automatically (none of its ids is in the split, every line has references),
+which the command says. Such a result is written under the split name "none" with status "unsplit": a
+score of the user's data, not a leaderboard submission, so the board refuses it as it does a partial file.
+
 The caller (the CLI) resolves the task: its metric list, its samples for the split and the metric
 options of the profile; this module only reads, scores and writes. Perplexity needs the model that
 made the generations, which a submission does not have, so it is reported as unavailable.
@@ -54,6 +60,21 @@ def metric_inputs(rows: Sequence[Mapping[str, Any]], samples: Sequence[Sample] |
                         references=[] if missing else references, meta=meta)
 
 
+UNSPLIT = "none"  # split=none: the file's own data, no task split
+UNSPLIT_STATUS = "unsplit"
+
+
+def unsplit_reason(rows: Sequence[Mapping[str, Any]], samples: Sequence[Sample] | None) -> str | None:
+    """Why a file is scored as data of its own, or None when it belongs to the task's split: none of its
+    ids is in the split and every line carries its references."""
+    if samples is None or any(row.get("references") is None for row in rows):
+        return None
+    known = {s.id for s in samples}
+    if any(row["id"] in known for row in rows):
+        return None
+    return "none of its ids is an id of the split and every line carries its references"
+
+
 def _versions() -> dict[str, str | None]:
     def version(package: str) -> str | None:
         try:
@@ -77,7 +98,15 @@ def score(task: str, predictions: Path, split: str, metrics: Sequence[str], out:
     (CommonGen/ToTTo "test" is scored on validation). ``algo``/``seed`` label the submission's row.
     A file covering only part of ``samples`` is refused unless ``allow_partial``.
     """
-    rows = read_predictions(predictions, {s.id for s in samples} if samples is not None else None)
+    if split == UNSPLIT:
+        rows = read_predictions(predictions)
+        lacking = [row["id"] for row in rows if row.get("references") is None]
+        if lacking:
+            raise PredictionsError(f"{predictions}: split=none scores lines that carry their own references; "
+                                   f"id {lacking[0]!r} has none (add \"references\" to every line)")
+        samples = None
+    else:
+        rows = read_predictions(predictions, {s.id for s in samples} if samples is not None else None)
     coverage = Coverage(len(rows), len(samples) if samples is not None else None)
     if coverage.partial and not allow_partial:
         raise PredictionsError(f"{coverage.describe(predictions, split)}; score the whole split, or pass "
@@ -88,23 +117,27 @@ def score(task: str, predictions: Path, split: str, metrics: Sequence[str], out:
     digest = hashlib.sha256(Path(predictions).read_bytes()).hexdigest()
     identity = json.dumps({"task": task, "split": split, "metrics": list(metrics), "options": dict(options or {}),
                            "predictions": digest}, sort_keys=True, default=str)
+    status = UNSPLIT_STATUS if split == UNSPLIT else "partial" if coverage.partial else "complete"
     doc = {
-        "schema_version": SCHEMA_VERSION, "status": "partial" if coverage.partial else "complete", "task": task, "algo": algo, "profile": profile,
+        "schema_version": SCHEMA_VERSION, "status": status, "task": task, "algo": algo, "profile": profile,
         "seed": int(seed), "reward": None, "init_model": system or f"predictions:{Path(predictions).name}",
         "comparable_to_paper": profile == "paper", "config_hash": hashlib.sha256(identity.encode()).hexdigest(),
         "config": {"source": "grue score", "predictions": str(predictions), "predictions_sha256": digest,
                    "metrics": list(metrics), "metric_options": dict(options or {})},
         "versions": _versions(), "git_commit": None,
         "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "wall_time_s": None,
-        "splits": {split: {"source": split_source or ("validation" if split == "val" else "test"),
+        "splits": {split: {"source": split_source or {"val": "validation", UNSPLIT: "the predictions file"}.get(split, "test"),
                            "n_samples": len(rows)}},
         "coverage": {split: coverage.as_dict()},
         "metrics": {split: {name: value.corpus for name, value in values.items()}},
         "metrics_unavailable": dict(scorers.unavailable),
         "higher_is_better": {name: higher_is_better(name) for name in values},
     }
-    # What the board would say of a partial file is by design; every other problem is grue's own bug.
-    problems = validate_results({**doc, "status": "complete", "coverage": {}})
+    if split == UNSPLIT:
+        doc["leaderboard"] = "not a submission: scored without a task split (split=none)"
+    # What the board would say of a partial or unsplit file is by design; every other problem is grue's own bug.
+    problems = validate_results({**doc, "status": "complete", "coverage": {},
+                                 "metrics": {"test" if split == UNSPLIT else split: doc["metrics"][split]}})
     if problems:
         raise ValueError("the scored results do not fit the results schema: " + "; ".join(problems))
     atomic_write_json(Path(out), doc)
@@ -130,15 +163,19 @@ def score_command(args: Sequence[str], allow_partial: bool = False) -> None:
     split = split or "test"
     if not predictions or not Path(predictions).is_file():
         raise UsageError(f"grue score needs predictions=<an existing JSONL file>, got {predictions!r}")
-    if split not in ("val", "test"):
-        raise UsageError(f"split={split!r} is not one of val, test")
+    if split not in ("val", "test", UNSPLIT):
+        raise UsageError(f"split={split!r} is not one of val, test, none (data of your own)")
     if metrics is not None and not [m for m in metrics.split(",") if m.strip()]:
         raise UsageError("metrics= is empty; name one or more metrics, e.g. metrics=bleu,meteor")
     cfg = load_config([*rest, "algo=zero_shot"] + ([f"eval.metrics=[{metrics}]"] if metrics else []))
     target = Path(out) if out else Path(predictions).with_suffix(".results.json")
     check_writable_file(target, "out")
     task = get_task(cfg.task)
-    samples = task.loader(cfg)[split] if task.runnable(cfg.profile) else None
+    samples = task.loader(cfg)[split] if split != UNSPLIT and task.runnable(cfg.profile) else None
+    why = unsplit_reason(read_predictions(Path(predictions)), samples) if samples is not None else None
+    if why:
+        print(f"{predictions}: {why}: scored as data of its own (split=none), not a leaderboard submission")
+        split = UNSPLIT
     hidden = split == "test" and task.test_references_hidden
     doc = score(cfg.task, Path(predictions), split, list(cfg.eval.metrics), target, samples=samples,
                 options=metric_context(cfg, None, "cpu").options, profile=cfg.profile,
@@ -147,6 +184,8 @@ def score_command(args: Sequence[str], allow_partial: bool = False) -> None:
         print(f"{name:>16}  {value:.4f}")
     for name, why in doc["metrics_unavailable"].items():
         print(f"{name:>16}  unavailable: {why}")
+    if doc["status"] == UNSPLIT_STATUS:
+        print("not a leaderboard submission: scored without a task split")
     if doc["status"] == "partial":
         print(f"partial: {Coverage(**doc['coverage'][split]).describe(Path(predictions), split)}; "
               "the leaderboard leaves this file out")
