@@ -156,14 +156,30 @@ def _items(root: Path) -> dict[str, Item]:
 
 
 def check_database(path: Path) -> None:
-    """The answers database, when it exists, is an SQLite file (not a folder, not something else)."""
+    """The answers database, when it exists, is a whole SQLite file: not a folder, not something else,
+    not truncated or damaged (SQLite's quick_check, a read of every page: milliseconds at a study's size)."""
+    import sqlite3
+
     if path.is_dir():
         raise StudyError(f"{path} is a directory; the study's answers database must be a file")
-    if path.exists():
-        with open(path, "rb") as handle:
-            head = handle.read(len(SQLITE_HEADER))
-        if head and head != SQLITE_HEADER:
-            raise StudyError(f"{path} is not an SQLite database (corrupt or replaced); restore it from a backup")
+    if not path.exists():
+        return
+    with open(path, "rb") as handle:
+        head = handle.read(len(SQLITE_HEADER))
+    if head and head != SQLITE_HEADER:
+        raise StudyError(f"{path} is not an SQLite database (corrupt or replaced); restore it from a backup")
+    if not head:
+        return  # an empty file: SQLite creates the tables in it
+    try:
+        connection = sqlite3.connect(path, timeout=30)
+        try:
+            verdict = connection.execute("PRAGMA quick_check").fetchone()[0]
+        finally:
+            connection.close()
+    except sqlite3.DatabaseError as err:
+        verdict = str(err)
+    if verdict != "ok":
+        raise StudyError(f"{path} is damaged ({verdict}); restore it from a backup")
 
 
 def load_study(root: Path | str) -> Study:

@@ -97,6 +97,20 @@ def test_a_corrupt_answers_database_is_named(answered):
     assert "is not an SQLite database" in refuse("report", f"study={answered.root}")
 
 
+def test_a_truncated_answers_database_is_named(answered):
+    import sqlite3
+
+    connection = sqlite3.connect(answered.db_path)
+    connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # every answer into the main file
+    connection.close()
+    for suffix in ("-wal", "-shm"):
+        answered.db_path.with_name(answered.db_path.name + suffix).unlink(missing_ok=True)
+    data = answered.db_path.read_bytes()
+    assert len(data) > 4096  # more than the header page: a cut loses tables
+    answered.db_path.write_bytes(data[:len(data) // 2])
+    assert "answers.sqlite is damaged" in refuse("report", f"study={answered.root}")
+
+
 def test_an_answers_database_that_is_a_directory_is_named(tmp_path):
     study, _ = build_study(tmp_path)
     study.db_path.unlink()
