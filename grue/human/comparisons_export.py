@@ -12,7 +12,7 @@ from pathlib import Path
 
 from grue.human.frame import stored_answers
 from grue.human.study import Study, StudyError
-from grue.rewards.learned.comparisons import Candidate, Comparison, append_comparisons
+from grue.rewards.learned.comparisons import Candidate, Comparison, append_comparisons, read_comparisons
 
 
 def comparison_records(study: Study, excluded: set[str] = frozenset()) -> list[Comparison]:
@@ -34,5 +34,7 @@ def comparison_records(study: Study, excluded: set[str] = frozenset()) -> list[C
 
 
 def export_comparisons(study: Study, out: Path, excluded: set[str] = frozenset()) -> int:
-    """Append the study's answers to the comparisons file `out`; returns how many records."""
+    """Append the study's answers to the comparisons file `out`; returns how many records. An existing
+    `out` must be a comparisons file: appending JSON lines to anything else would spoil it."""
+    read_comparisons(out)  # a ComparisonsFormatError (every bad line) before anything is appended
     return append_comparisons(out, comparison_records(study, excluded))

@@ -150,3 +150,13 @@ def test_import_reports_rejected_rows_left_out(answered, tmp_path):
     result = runner.invoke(human_app, ["import", f"study={answered.root}", f"results={path}"])
     assert result.exit_code == 0, result.output
     assert "imported 1 answers" in result.output and "1 rejected assignment(s) left out" in result.output
+
+
+def test_export_comparisons_refuses_to_append_to_a_file_that_is_not_a_comparisons_file(tmp_path):
+    study, tokens = build_study(tmp_path, kind="comparisons")
+    for token in tokens.values():
+        answer_all(study, token, lambda item, order: {"choice": "0"})
+    notes = tmp_path / "notes.csv"
+    notes.write_text("name,score\nalice,3\n")
+    assert "not JSON" in refuse("export-comparisons", f"study={study.root}", f"out={notes}")
+    assert notes.read_text() == "name,score\nalice,3\n"
