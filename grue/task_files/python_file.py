@@ -26,8 +26,10 @@ def task_from_python(path: Path, sha256: str) -> TaskSpec:
     except Exception as err:  # noqa: BLE001 - the user's file failed to import: say which and why
         first = str(err).splitlines()[0] if str(err) else ""
         raise ExtensionError(f"{path}: importing the task file failed: {type(err).__name__}: {first}") from None
-    task = getattr(module, "TASK", None)
-    if not isinstance(task, TaskSpec):
-        raise ExtensionError(f"{path}: a Python task file defines TASK = TaskSpec(...) "
-                             f"(grue.config.task_spec); found {type(task).__name__}")
+    if not hasattr(module, "TASK"):
+        raise ExtensionError(f"{path}: a Python task file defines TASK = TaskSpec(...) (grue.config.task_spec); "
+                             "it defines no TASK")
+    if not isinstance(module.TASK, TaskSpec):
+        raise ExtensionError(f"{path}: a Python task file defines TASK = TaskSpec(...) (grue.config.task_spec); "
+                             f"its TASK is a {type(module.TASK).__name__}")
     return dataclasses.replace(task, origin=str(path), file_sha256=sha256)
