@@ -9,6 +9,7 @@ the reward; CPU-sized and not comparable to the paper.
 """
 from grue.data.cnn_dailymail import MINI_SOURCE, PROMPT_PREFIX, load_cnn_dailymail_splits  # noqa: F401
 from grue.config.task_spec import DIVERSITY_METRICS, TaskSpec
+from grue.human.protocol import Protocol
 from tasks import _critic_free, _mini
 
 HUB_CONFIG = "3.0.0"  # the dataset's subset directory (data.config)
@@ -52,6 +53,14 @@ TASK = TaskSpec(
     short="CNN/DM",
     order=3,  # GRUE Table 1 order
     grue_task=True,
+    # the paper's human study of this task (grue/human/protocol.py; spec "Human eval")
+    human_protocol=Protocol(
+        "cnn_dailymail", "quality", 50, True,
+        "Read the news article first, then rate the summary below it. The rating scales appear after "
+        "15 seconds so that there is time to read the article.", min_read_seconds=15,
+        comparison=("Read the news article first, then the candidate summaries below it.",
+                    "Choose the summary that best gives the article's main points faithfully while reading "
+                    "fluently and coherently.")),
     critic_template="summarisation",  # DRLC's summarisation critique (docs/dense_rewards.md)
     title="CNN/DailyMail news summarisation",
     source="grue_spec.md 2.3 (paper B.5, Tables 16-19); anchors.md 1.4 (reference CNN/DM configs)",

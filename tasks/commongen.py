@@ -9,6 +9,7 @@ not comparable to the paper.
 """
 from grue.data.commongen import CONCEPT_SEPARATOR, MINI_SOURCE, PROMPT_PREFIX, load_commongen_splits  # noqa: F401
 from grue.config.task_spec import DIVERSITY_METRICS, TaskSpec
+from grue.human.protocol import Protocol
 from tasks import _critic_free, _mini
 
 _MINI_TOKENS = 20  # one sentence
@@ -50,6 +51,13 @@ TASK = TaskSpec(
     short="CommonGen",
     order=2,  # GRUE Table 1 order
     grue_task=True,
+    # the paper's human study of this task (grue/human/protocol.py; spec "Human eval")
+    human_protocol=Protocol(
+        "commongen", "commonsense", 100, False,
+        "You see one sentence. Rate it on its own; the words it was asked to use are not shown.",
+        comparison=("You see several sentences; the words they were asked to use are not shown.",
+                    "Choose the sentence that describes the most plausible everyday scene while reading "
+                    "fluently and grammatically.")),
     title="CommonGen generative commonsense (concept set to sentence)",
     source="grue_spec.md 2.2 (paper B.4, Tables 11-13); anchors.md 1.4 (reference CommonGen configs)",
     task_metrics=("cider", "rouge2", "rougeL", "bleu3", "bleu4", "meteor", "coverage"),  # Table 1

@@ -12,6 +12,7 @@ unavailable offline); CPU-sized and not comparable to the paper.
 from grue.data.dailydialog import CONTEXT_SIZE, MINI_SOURCE, UTTERANCE_SEPARATOR  # noqa: F401
 from grue.data.dailydialog import load_dailydialog_splits
 from grue.config.task_spec import DIVERSITY_METRICS, TaskSpec
+from grue.human.protocol import Protocol
 from tasks import _critic_free, _mini
 
 _MINI_TOKENS = 20  # the reference code's generation length
@@ -57,6 +58,12 @@ TASK = TaskSpec(
     short="DailyDialog",
     order=7,  # GRUE Table 1 order
     grue_task=True,
+    # the paper's human study of this task (grue/human/protocol.py; spec "Human eval")
+    human_protocol=Protocol(
+        "dailydialog", "quality", 100, True,
+        "You see the last turns of a conversation and a proposed next reply. Rate the reply.",
+        comparison=("You see the last turns of a conversation and several proposed next replies.",
+                    "Choose the reply that fits the conversation best while reading naturally.")),
     title="DailyDialog next-utterance generation",
     source="grue_spec.md 2.7 (paper B.9, Tables 32-33); anchors.md 1.4 (reference DailyDialog configs)",
     task_metrics=("meteor", "intent_accuracy"),  # Table 1

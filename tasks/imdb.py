@@ -9,6 +9,7 @@ to the paper.
 """
 from grue.data.imdb import continuation_target, load_imdb_splits, positive_only
 from grue.config.task_spec import DIVERSITY_METRICS, TaskSpec
+from grue.human.protocol import Protocol
 from tasks import _critic_free
 
 _RL_PAPER = {  # Table 4: identical PPO/NLPO rows; 64000 / 1280 = 50 iterations
@@ -47,6 +48,13 @@ TASK = TaskSpec(
     short="IMDB",
     order=1,  # GRUE Table 1 order
     grue_task=True,
+    # the paper's human study of this task (grue/human/protocol.py; spec "Human eval")
+    human_protocol=Protocol(
+        "imdb", "sentiment", 100, True,
+        "You see the start of a movie review and a continuation written after it. Rate the continuation.",
+        comparison=("You see the start of a movie review and several continuations written after it.",
+                    "Choose the continuation that is most positive about the movie while reading fluently "
+                    "and coherently.")),
     critic_template="sentiment",  # DRLC's sentiment critique (docs/dense_rewards.md)
     title="IMDB positive sentiment continuation",
     source="grue_spec.md 2.1 (paper B.3, Table 4); anchors.md 1.4 (reference IMDB configs)",

@@ -12,6 +12,7 @@ cue after the prompt, ROUGE-L-Max as the reward; CPU-sized and not comparable to
 from grue.data.narrativeqa import LOWERCASE as LOWERCASE_INPUTS  # noqa: F401
 from grue.data.narrativeqa import MINI_SOURCE, PROMPT_SEPARATOR, load_narrativeqa_splits  # noqa: F401
 from grue.config.task_spec import DIVERSITY_METRICS, TaskSpec
+from grue.human.protocol import Protocol
 from tasks import _critic_free, _mini
 
 _MINI_TOKENS = 16  # the generated answers are 2-8 tokens
@@ -55,6 +56,14 @@ TASK = TaskSpec(
     short="NarrQA",
     order=6,  # GRUE Table 1 order
     grue_task=True,
+    # the paper's human study of this task (grue/human/protocol.py; spec "Human eval")
+    human_protocol=Protocol(
+        "narrativeqa", "quality", 100, True,
+        "You see a story excerpt and a question, then an answer. Rate the answer. (The paper ran no human "
+        "study on this task.)", in_paper=False,
+        comparison=("You see a story excerpt and a question, then several answers. (The paper ran no human "
+                    "study on this task.)", "Choose the answer that answers the question best while reading "
+                    "fluently.")),
     title="NarrativeQA abstractive question answering",
     source="grue_spec.md 2.5 (paper B.7, Tables 27-28); anchors.md 1.4 (reference NarrativeQA configs)",
     task_metrics=("rouge1", "rouge2", "rougeL", "rougeLsum", "rougeL_max", "meteor", "bleu", "sacrebleu"),  # Table 1

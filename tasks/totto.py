@@ -10,6 +10,7 @@ METEOR as the reward; CPU-sized and not comparable to the paper.
 """
 from grue.data.totto import MINI_SOURCE, load_totto_splits
 from grue.config.task_spec import DIVERSITY_METRICS, TaskSpec
+from grue.human.protocol import Protocol
 from tasks import _critic_free, _mini
 
 _MINI_TOKENS = 32  # the generated descriptions are about 28 tokens
@@ -56,6 +57,13 @@ TASK = TaskSpec(
     short="ToTTo",
     order=4,  # GRUE Table 1 order
     grue_task=True,
+    # the paper's human study of this task (grue/human/protocol.py; spec "Human eval")
+    human_protocol=Protocol(
+        "totto", "correctness", 50, True,
+        "You see highlighted cells of a Wikipedia table and one sentence about them. Rate the sentence.",
+        comparison=("You see highlighted cells of a Wikipedia table and several sentences about them.",
+                    "Choose the sentence whose every fact is supported by the table and that reads most "
+                    "fluently.")),
     title="ToTTo controlled table-to-text",
     source="grue_spec.md 2.4 (paper B.6, Tables 22-24); anchors.md 1.4 (reference ToTTo configs)",
     task_metrics=("sacrebleu", "parent"),  # Table 1

@@ -11,6 +11,7 @@ as the reward; CPU-sized and not comparable to the paper.
 """
 from grue.data.wmt16 import IWSLT2017, MINI_SOURCE, PROMPT_PREFIX, load_wmt16_splits  # noqa: F401
 from grue.config.task_spec import DIVERSITY_METRICS, TaskSpec
+from grue.human.protocol import Protocol
 from tasks import _critic_free, _mini
 
 HUB_CONFIG = "de-en"  # the dataset's language-pair directory (data.config); source en, target de
@@ -53,6 +54,14 @@ TASK = TaskSpec(
     short="WMT16",
     order=5,  # GRUE Table 1 order
     grue_task=True,
+    # the paper's human study of this task (grue/human/protocol.py; spec "Human eval")
+    human_protocol=Protocol(
+        "wmt16", "quality", 100, True,
+        "You see an English sentence and a German translation. Rate the translation. (The paper ran no "
+        "human study on this task.)", in_paper=False,
+        comparison=("You see an English sentence and several German translations. (The paper ran no human "
+                    "study on this task.)", "Choose the translation that renders the English most faithfully "
+                    "while reading fluently.")),
     title="WMT16 English-to-German machine translation",
     source="grue_spec.md 2.6 (paper B.8, Tables 29-31); anchors.md 1.4 (reference IWSLT2017 configs)",
     task_metrics=("ter", "chrf", "rouge1", "rouge2", "rougeL", "rougeLsum", "meteor", "sacrebleu", "bleu"),  # Table 1

@@ -34,6 +34,7 @@ class TaskSpec:
     not_runnable: Mapping[str, str] = field(default_factory=dict)  # profile -> why it cannot run yet
     test_references_hidden: bool = False          # CommonGen/ToTTo: "test" is scored on validation
     critic_template: str | None = None            # reward.dense=critic's built-in template here (None: generic)
+    human_protocol: Any = None                    # grue.human.protocol.Protocol: how raters judge it (None: no studies)
     loader: SplitLoader | None = None
     # Supervised training: which train samples to use and the target text for each.
     supervised_filter: Callable[[Sample], bool] | None = None

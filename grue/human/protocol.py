@@ -1,4 +1,6 @@
-"""Each task's human-study protocol as the paper ran it (spec §2.x "Human eval", §4.4).
+"""What a task's human-study protocol holds, and how a study reads it (spec §2.x "Human eval", §4.4).
+
+Each task's own protocol, as the paper ran it, is declared in its task file (`human_protocol`).
 
 Axes: the task axis first, coherence (the paper's naturalness axis in Figure 2 c-d) second. The
 instructions are this project's own wording of what the paper asked raters to judge. A comparisons
@@ -50,50 +52,16 @@ class Protocol:
         return doc
 
 
-PROTOCOLS: dict[str, Protocol] = {p.task: p for p in (
-    Protocol("imdb", "sentiment", 100, True,
-             "You see the start of a movie review and a continuation written after it. Rate the continuation.",
-             comparison=("You see the start of a movie review and several continuations written after it.",
-                         "Choose the continuation that is most positive about the movie while reading fluently "
-                         "and coherently.")),
-    Protocol("commongen", "commonsense", 100, False,
-             "You see one sentence. Rate it on its own; the words it was asked to use are not shown.",
-             comparison=("You see several sentences; the words they were asked to use are not shown.",
-                         "Choose the sentence that describes the most plausible everyday scene while reading "
-                         "fluently and grammatically.")),
-    Protocol("cnn_dailymail", "quality", 50, True,
-             "Read the news article first, then rate the summary below it. The rating scales appear after "
-             "15 seconds so that there is time to read the article.", min_read_seconds=15,
-             comparison=("Read the news article first, then the candidate summaries below it.",
-                         "Choose the summary that best gives the article's main points faithfully while reading "
-                         "fluently and coherently.")),
-    Protocol("totto", "correctness", 50, True,
-             "You see highlighted cells of a Wikipedia table and one sentence about them. Rate the sentence.",
-             comparison=("You see highlighted cells of a Wikipedia table and several sentences about them.",
-                         "Choose the sentence whose every fact is supported by the table and that reads most "
-                         "fluently.")),
-    Protocol("dailydialog", "quality", 100, True,
-             "You see the last turns of a conversation and a proposed next reply. Rate the reply.",
-             comparison=("You see the last turns of a conversation and several proposed next replies.",
-                         "Choose the reply that fits the conversation best while reading naturally.")),
-    Protocol("wmt16", "quality", 100, True,
-             "You see an English sentence and a German translation. Rate the translation. (The paper ran no "
-             "human study on this task.)", in_paper=False,
-             comparison=("You see an English sentence and several German translations. (The paper ran no human "
-                         "study on this task.)", "Choose the translation that renders the English most faithfully "
-                         "while reading fluently.")),
-    Protocol("narrativeqa", "quality", 100, True,
-             "You see a story excerpt and a question, then an answer. Rate the answer. (The paper ran no human "
-             "study on this task.)", in_paper=False,
-             comparison=("You see a story excerpt and a question, then several answers. (The paper ran no human "
-                         "study on this task.)", "Choose the answer that answers the question best while reading "
-                         "fluently.")),
-)}
 
 
 def protocol_for(task: str) -> Protocol:
-    """The protocol of `task`; an unknown task is a ValueError naming the known ones."""
-    try:
-        return PROTOCOLS[task]
-    except KeyError:
-        raise ValueError(f"no human-study protocol for task {task!r}; one of {', '.join(PROTOCOLS)}") from None
+    """The protocol a task's spec declares (`TaskSpec.human_protocol`, in its task file); a task without
+    one is a ValueError naming the tasks that have one."""
+    from tasks import all_tasks, find_task
+
+    spec = find_task(task)
+    if spec is None or spec.human_protocol is None:
+        having = [t.name for t in all_tasks() if t.human_protocol is not None]
+        raise ValueError(f"no human-study protocol for task {task!r} (a task file's human_protocol); "
+                         f"one of {', '.join(having)}")
+    return spec.human_protocol
