@@ -170,13 +170,15 @@ def check_database(path: Path) -> None:
         raise StudyError(f"{path} is not an SQLite database (corrupt or replaced); restore it from a backup")
     if not head:
         return  # an empty file: SQLite creates the tables in it
-    try:
-        connection = sqlite3.connect(path, timeout=30)
+    try:  # read-only: a read-write connection would checkpoint the journal into the file when it closes
+        connection = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, timeout=30)
         try:
             verdict = connection.execute("PRAGMA quick_check").fetchone()[0]
         finally:
             connection.close()
-    except sqlite3.DatabaseError as err:
+    except sqlite3.OperationalError:
+        return  # cannot open it read-only here (e.g. its journal's index is missing): the engine will say
+    except sqlite3.DatabaseError as err:  # not a database, or malformed
         verdict = str(err)
     if verdict != "ok":
         raise StudyError(f"{path} is damaged ({verdict}); restore it from a backup")
