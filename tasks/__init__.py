@@ -82,14 +82,18 @@ def _catalogue() -> dict[str, TaskSpec]:
 
 def load_task_file(path: str) -> TaskSpec:
     """Read a task file (`task=path/to/file`) and add its task to the catalogue; the same file read again
-    after an edit replaces its earlier version."""
+    after an edit (or another file of the same name given to task=) replaces what was read before. A
+    built-in, plugin or GRUE_TASKS_PATH task of that name is a clash."""
     from grue.task_files.discover import read_task_file
 
+    from grue.plugins import load_plugins
+
     spec = read_task_file(path)
-    known = {**_catalogue(), **_FILE_TASKS}.get(spec.name)
+    load_plugins()
+    known = {**_task_files(), **_path_tasks(), **_REGISTERED}.get(spec.name)
     if known is not None and known.origin != spec.origin:
         _clash(spec, known)
-    _FILE_TASKS[spec.name] = spec
+    _FILE_TASKS[spec.name] = spec  # the file named last wins over one read earlier through task=
     return spec
 
 

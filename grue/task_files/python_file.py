@@ -32,4 +32,4 @@ def task_from_python(path: Path, sha256: str) -> TaskSpec:
     if not isinstance(module.TASK, TaskSpec):
         raise ExtensionError(f"{path}: a Python task file defines TASK = TaskSpec(...) (grue.config.task_spec); "
                              f"its TASK is a {type(module.TASK).__name__}")
-    return dataclasses.replace(task, origin=str(path), file_sha256=sha256)
+    return dataclasses.replace(module.TASK, origin=str(path), file_sha256=sha256)
