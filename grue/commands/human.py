@@ -143,16 +143,11 @@ def report_command(args: Pairs = typer.Argument(None, help=(
 
 
 def _check_report_dir(out: Path, study) -> None:
-    """The report folder: the study's own `report/` or a new place, never the study folder itself or
-    one of its files (the report's three files would land beside, or over, the answers)."""
-    from grue.storage.outputs import refuse_input_as_output
-    from grue.storage.writable import check_writable_dir
+    """The report folder: new, empty, or one a report was written to before (it holds report.json);
+    never the study folder, one holding it, or a folder of other files (report.md would replace theirs)."""
+    from grue.storage.outputs import check_output_dir
 
-    if out.resolve() != (study.root / "report").resolve():
-        refuse_input_as_output(out, [study.root])
-        if out.resolve() in study.root.resolve().parents:
-            raise UsageError(f"out={out} holds the study {study.root}; choose a folder of its own")
-    check_writable_dir(out, "out")
+    check_output_dir(out, study.files, "report.json")
 
 
 def _rules(options: dict[str, str]):
