@@ -268,6 +268,7 @@ def win_rate(args: Optional[list[str]] = ARGS) -> None:
     with a two-sided binomial test; the judgments are appended to out= as comparisons."""
     from grue.rewards.learned.comparisons import append_comparisons
     from grue.rewards.learned.labelers import MockLabeler
+    from grue.human.pvalue import format_p
     from grue.rewards.learned.win_rate import majority_win_rate, pair_queries
     from grue.rewards.registry import build_named_reward
     from grue.storage.outputs import check_output_file
@@ -298,5 +299,5 @@ def win_rate(args: Optional[list[str]] = ARGS) -> None:
         answers += _label(labeler, queries, out, by_id)
     result = majority_win_rate(queries, answers, a)
     console.print(f"\\[grue] {Path(a).name} wins {result.a_wins}, {Path(b).name} wins {result.b_wins}, ties "
-                  f"{result.ties} ({result.a_share:.1%} of decided; two-sided binomial p = {result.p_value:.3g}); "
+                  f"{result.ties} ({result.a_share:.1%} of decided; two-sided binomial p = {format_p(result.p_value)}); "
                   f"judgments in {out}")

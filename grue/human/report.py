@@ -16,6 +16,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from grue.human.frame import choices_frame, ratings_frame
 from grue.human.pairwise import win_rates
 from grue.human.qualification import Rules, attention_checks, is_gold, unqualified
+from grue.human.pvalue import format_p
 from grue.human.significance import Anova, anova, tukey
 from grue.human.study import Study
 from grue.human.summary import summarise
@@ -68,7 +69,6 @@ def build_report(study: Study, qualify: bool = False, rules: Rules = Rules(), le
 
 
 P_COLUMNS = {"p_adj", "p_value"}
-P_FLOOR = 1e-16  # below double precision's resolution near 1: scipy returns 0.0 or noise there
 
 
 def _fmt(value) -> str:
@@ -79,15 +79,12 @@ def _fmt(value) -> str:
     return str(value)
 
 
-def format_p(value) -> str:
-    """A p-value: `< 1e-16` below the floor (an underflowed 0.0 is not 'p = 0'), else as any number."""
-    if isinstance(value, float) and not math.isnan(value) and value < P_FLOOR:
-        return f"< {P_FLOOR:.0e}"
-    return _fmt(value)
+def _p_cell(value) -> str:
+    return format_p(value) if isinstance(value, float) else _fmt(value)
 
 
 def _cell(column: str, value) -> str:
-    return format_p(value) if column in P_COLUMNS else _fmt(value)
+    return _p_cell(value) if column in P_COLUMNS else _fmt(value)
 
 
 def _markdown_table(frame: pd.DataFrame) -> str:
@@ -115,7 +112,7 @@ def render_markdown(report: Report) -> str:
     if report.study.kind == "ratings":
         parts += ["## Per system and axis\n", _markdown_table(report.summary)]
         for axis, result in report.anova.items():
-            parts.append(f"## {axis}: one-way ANOVA F = {_fmt(result.f)}, p = {format_p(result.p)} "
+            parts.append(f"## {axis}: one-way ANOVA F = {_fmt(result.f)}, p = {_p_cell(result.p)} "
                          f"({result.groups} systems, {result.n} ratings); Tukey HSD (meandiff = group2 - group1)\n")
             parts.append(_markdown_table(report.tukey[axis]))
     else:
@@ -127,7 +124,7 @@ def render_html(report: Report) -> str:
     env = Environment(loader=PackageLoader("grue.human", "templates"), autoescape=select_autoescape())
     env.filters["fmt"] = _fmt
     env.globals.update(cell=_cell, zip=zip)
-    env.filters["pfmt"] = format_p
+    env.filters["pfmt"] = _p_cell
     return env.get_template("report.html").render(report=report, heading=_heading(report))
 
 

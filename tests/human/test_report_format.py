@@ -4,7 +4,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from grue.human.report import _markdown_table, format_p
+from grue.human.pvalue import format_p
+from grue.human.report import _markdown_table
 
 
 @pytest.mark.parametrize("p, shown", [(0.0, "< 1e-16"), (3e-20, "< 1e-16"), (4e-4, "4.0e-04"), (0.25, "0.250"),
