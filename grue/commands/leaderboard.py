@@ -73,6 +73,10 @@ def export(args: Optional[list[str]] = typer.Argument(None, help=EXPORT_HELP)) -
     not_studies = [d for d in board_options.studies if not (Path(d) / "study.json").is_file()]
     if not_studies:
         raise typer.BadParameter(f"studies={','.join(not_studies)}: not a human study (grue human make-study)")
+    from grue.human.study import load_study
+
+    for study in board_options.studies:  # a broken study folder is refused before any format is written
+        load_study(study)
     check_writable_dir(Path(options.get("out", DEFAULT_OUT)), "out")
     board, written = export_board(runs, Path(options.get("out", DEFAULT_OUT)), formats, board_options)
     typer.echo(f"{len(board.found.runs)} run(s) counted, {len(board.found.skipped)} skipped; {'; '.join(board.notes)}")

@@ -14,6 +14,7 @@ from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException, ValidationError
 
 from grue.config.constraints import RULE_KEY, closest, rule_problems, schema_fields
+from grue.config.cross_fields import cross_field_problems
 from grue.config.identity import config_hash, semantic_config  # noqa: F401  (the config's identity, re-exported)
 from grue.config.schema import RunConfig, run_schema
 
@@ -172,6 +173,8 @@ def _check_values(cfg: DictConfig) -> None:
         if values[gen]["min_new_tokens"] > values[gen]["max_new_tokens"]:
             raise ConfigError(f"{gen}.min_new_tokens ({values[gen]['min_new_tokens']}) must not exceed "
                               f"{gen}.max_new_tokens ({values[gen]['max_new_tokens']})")
+    for problem in cross_field_problems(values):  # critic and learned-reward settings that cannot mean anything
+        raise ConfigError(problem)
     if values["reward"]["dense"] == "critic":
         from grue.rewards.critic.build import check_critic_settings
 
