@@ -47,6 +47,15 @@ def test_a_user_task_runs_scores_and_shows_on_the_board(user_task, tiny_model_di
     train_log = [json.loads(line) for line in (ppo_dir / "logs" / "train.jsonl").read_text().splitlines()]
     assert train_log, "PPO trained no iteration"
 
+    # `grue eval` scores the PPO run's model on the task's mix; `grue sweep` plans the task's grid
+    evals = tmp_path / "evals"
+    _ok(["eval", f"task={user_task}", "profile=mini", f"model={ppo_dir}", f"output_dir={evals}", "threads=1"])
+    [evaluated] = [json.loads(p.read_text()) for p in evals.glob("eval-echo_topic-mini-ppo-*/results.json")]
+    assert evaluated["task"] == "echo_topic" and hit in evaluated["metrics"]["test"]
+    plan = _ok(["sweep", f"task={user_task}", "algo=zero_shot,ppo", "seed=0,1", "profile=mini",
+                f"model.policy={tiny_model_dirs.policy}", f"output_dir={runs}", "--dry-run"]).output
+    assert "4 cells: 2 complete, 2 to run" in plan, plan  # the runs above are found again by their hash
+
     # the predictions carry their references: `grue score` reproduces the run's own ROUGE-1
     scored = tmp_path / "scored.json"
     _ok(["score", f"task={user_task}", "profile=mini", f"predictions={zero_dir / 'predictions' / 'test.jsonl'}",
