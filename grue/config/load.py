@@ -56,6 +56,8 @@ def _keys_of(schema: type) -> _Keys:
 def _keys() -> _Keys:
     """The current schema's keys (registered algorithms may add config groups)."""
     return _keys_of(run_schema())
+# Set from a file task (grue/task_files/), recorded in the config; never given on the command line.
+TASK_FILE_KEYS = ("task_file", "task_sha256")
 # `reward=meteor` reads better than `reward.name=meteor`; the group keeps room for reward options.
 _SHORTHANDS = {"reward": "reward.name"}
 # Free-form groups: any key below them is accepted (e.g. eval.metric_options.sacrebleu_tokenize=intl).
@@ -123,6 +125,9 @@ def load_config(args: Iterable[str] = (), base: Mapping[str, Any] | None = None)
     from tasks import task_from_choice  # late import: tasks import grue modules
 
     overrides = parse_overrides(args)
+    for key in TASK_FILE_KEYS:
+        if key in overrides or key in (base or {}):
+            raise ConfigError(f"{key}: set from the task itself (task=path/to/task_file), never given by hand")
     merged_choices = dict(base or {})
     merged_choices.update({k: v for k, v in overrides.items() if k in ("task", "algo", "profile")})
     algo = merged_choices.get("algo", RunConfig.algo)

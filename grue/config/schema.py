@@ -35,6 +35,13 @@ def _task_names() -> Iterable[str]:
     return task_names()
 
 
+def _check_task_file(path: str) -> None:
+    import os
+
+    if not os.path.isfile(path):
+        raise KeyError(f"no task file at {path}")
+
+
 def _accelerate_presets() -> Iterable[str]:
     from grue.runtime.accelerate_configs import PRESETS
 
@@ -264,8 +271,9 @@ class RunConfig:
     # A task from a file the user owns (grue/task_files/): the file it was read from (not hashed: the
     # folder may move) and the SHA-256 of its content (hashed: editing the file is a new setting). Set from
     # the task, never by hand; built-in tasks leave both unset, so their hashes are unchanged.
-    task_file: Optional[str] = field(default=None, metadata={HASHED_WHEN_SET: True})
-    task_sha256: Optional[str] = field(default=None, metadata={HASHED_WHEN_SET: True})
+    task_file: Optional[str] = field(default=None, metadata={RULE_KEY: Registered(_check_task_file), HASHED_WHEN_SET: True})
+    task_sha256: Optional[str] = field(default=None, metadata={RULE_KEY: OneOf((), pattern=r"[0-9a-f]{64}"),
+                                                               HASHED_WHEN_SET: True})
     model: ModelConfig = field(default_factory=ModelConfig)
     data: DataConfig = field(default_factory=DataConfig)
     reward: RewardConfig = field(default_factory=RewardConfig)
