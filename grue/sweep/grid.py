@@ -25,6 +25,15 @@ _REWARD_KEYS = ("reward", "reward.name")
 _NOT_SWEPT = ("output_dir",)
 
 
+def _unread(key: str, pairs: Sequence[tuple[str, str]], algo: str | None) -> bool:
+    """A key this cell would not read, dropped so cells that differ only by it are one run: the reward of
+    an algorithm that optimises none, the critic's settings in a cell without `reward.dense=critic`."""
+    if key in _REWARD_KEYS and algo is not None and not optimises_reward(algo):
+        return True
+    dense = next((v for k, v in pairs if k == "reward.dense"), None)
+    return key.startswith("critic.") and dense is not None and dense in ("null", "None", "none", "")
+
+
 class SweepError(ValueError):
     """A sweep argument that cannot be expanded (the CLI prints it and exits with code 2)."""
 
@@ -96,7 +105,7 @@ def expand(args: Sequence[str]) -> list[Cell]:
     for combo in itertools.product(*(values for _, values in grid)):
         pairs = [(key, value) for (key, _), value in zip(grid, combo)]
         algo = next((v for k, v in pairs if k == "algo"), None)
-        cell_args = [f"{k}={v}" for k, v in pairs if not (k in _REWARD_KEYS and algo is not None and not optimises_reward(algo))]
+        cell_args = [f"{k}={v}" for k, v in pairs if not _unread(k, pairs, algo)]
         try:
             cfg = load_config(cell_args)
         except ValueError as err:

@@ -18,8 +18,11 @@ def test_comma_lists_multiply_in_argument_order():
 
 def test_all_names_every_task_and_algorithm_and_rewards_only_split_rl_cells():
     cells = expand(["task=all", "algo=all", "seed=0", "reward=meteor,rouge1", "profile=mini"])
-    # zero_shot and supervised ignore the reward: one cell each; the four RL algorithms: one per reward
-    assert len(cells) == len(task_names()) * (2 + 4 * 2)
+    # zero_shot and supervised ignore the reward: one cell each; the RL algorithms: one per reward
+    from grue.train.registry import algorithm_names, rl_algorithm_names
+
+    rl = len(rl_algorithm_names())
+    assert rl >= 4 and len(cells) == len(task_names()) * ((len(algorithm_names()) - rl) + rl * 2)
     assert {c.cfg.task for c in cells} == set(task_names())
 
 
@@ -54,3 +57,12 @@ def test_a_union_of_grids_adds_each_grid_to_the_common_arguments_once():
         expand_union(common, ["seed=2 algo=ppo"])
     with pytest.raises(SweepError, match="--grid '' has no arguments"):
         expand_union(common, [""])
+
+
+def test_critic_settings_reach_only_the_cells_with_a_dense_critic():
+    cells = expand(["task=imdb", "profile=mini", "algo=ppo", "reward.dense=critic,null", "critic.backend=self"])
+    assert len(cells) == 2
+    dense = next(c for c in cells if c.cfg.reward.dense == "critic")
+    plain = next(c for c in cells if c.cfg.reward.dense is None)
+    assert "critic.backend=self" in dense.args and not any(a.startswith("critic.") for a in plain.args)
+    assert plain.hash == config_hash(load_config(["task=imdb", "profile=mini", "algo=ppo"]))
