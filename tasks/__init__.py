@@ -15,7 +15,9 @@ from __future__ import annotations
 import difflib
 import functools
 import importlib
+import os
 import pkgutil
+from typing import Any, Mapping
 
 from grue.config.task_spec import TaskSpec
 
@@ -111,6 +113,22 @@ def inheritable_task(name: str) -> TaskSpec | None:
 
     load_plugins()
     return {**_task_files(), **_REGISTERED}.get(name)
+
+
+def adopt_recorded_task(config: Mapping[str, Any]) -> TaskSpec | None:
+    """The task of a results file's config, read from the declarative task file it records (`task_file`)
+    when no task of that name is known here: how the board can show a user's runs without GRUE_TASKS_PATH.
+    Only YAML/TOML files are adopted (they run no code); a file that is gone, or a Python task file,
+    leaves the task unknown (the board then says how to make it known)."""
+    from grue.task_files.discover import EXTENSIONS
+
+    name, path = config.get("task"), config.get("task_file")
+    if not isinstance(name, str) or not isinstance(path, str) or find_task(name) is not None:
+        return find_task(name) if isinstance(name, str) else None
+    if not path.endswith(tuple(e for e in EXTENSIONS if e != ".py")) or not os.path.isfile(path):
+        return None
+    spec = load_task_file(path)
+    return spec if spec.name == name else None
 
 
 def task_origin(spec: TaskSpec) -> str:

@@ -71,3 +71,17 @@ def test_a_user_task_runs_scores_and_shows_on_the_board(user_task, tiny_model_di
     table = table[:table.index("\n## ")]
     assert "| PPO | python:my_rewards.py:overlap |" in table and "python:my_metrics.py:topic_hit ↑" in table
     assert "## Overall board — profile mini" not in markdown, "a user task entered the GRUE score"
+
+
+def test_a_results_file_brings_its_declarative_task_file_along(user_task, tmp_path):
+    """The board's reader can adopt a task from the YAML file a results config records (no GRUE_TASKS_PATH),
+    never from a Python task file (that would run code named by a results file)."""
+    import tasks
+
+    assert tasks.find_task("echo_topic") is None
+    spec = tasks.adopt_recorded_task({"task": "echo_topic", "task_file": str(user_task)})
+    assert spec is not None and tasks.find_task("echo_topic") is spec and spec.origin == str(user_task)
+    py = tmp_path / "other.py"
+    py.write_text("raise SystemExit('must not run')\n")
+    assert tasks.adopt_recorded_task({"task": "other", "task_file": str(py)}) is None
+    assert tasks.adopt_recorded_task({"task": "gone", "task_file": str(tmp_path / "gone.yaml")}) is None
