@@ -11,6 +11,7 @@ same task.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 from pathlib import Path
@@ -21,7 +22,8 @@ from grue.extend.python_ref import add_search_dir
 
 ENV_VAR = "GRUE_TASKS_PATH"
 EXTENSIONS = (".yaml", ".yml", ".toml", ".py")
-_READ: dict[tuple[Path, str], TaskSpec] = {}
+_READ: dict[tuple[Path, str], TaskSpec] = {}               # (file, content digest) -> its task
+_BY_STAT: dict[tuple[Path, int, int], TaskSpec] = {}       # (file, mtime, size) -> its task
 
 
 def looks_like_task_file(value: str) -> bool:
@@ -56,9 +58,14 @@ def read_task_file(value: str | Path) -> TaskSpec:
     if path.suffix not in EXTENSIONS:
         raise ExtensionError(f"task file {value}: a task file ends in {', '.join(EXTENSIONS)}")
     path = path.resolve()
+    stat = path.stat()
+    stamp = (path, stat.st_mtime_ns, stat.st_size)
+    if stamp in _BY_STAT:  # catalogue lookups are frequent (the board asks per row): no re-read unless touched
+        return _BY_STAT[stamp]
     data = path.read_bytes()
     sha256 = hashlib.sha256(data).hexdigest()
     if (path, sha256) in _READ:
+        _BY_STAT[stamp] = _READ[(path, sha256)]
         return _READ[(path, sha256)]
     add_search_dir(path.parent)  # its python: references may sit beside it
     if path.suffix == ".py":
@@ -73,7 +80,7 @@ def read_task_file(value: str | Path) -> TaskSpec:
         except UnicodeDecodeError:
             raise ExtensionError(f"{path}: not UTF-8 text") from None
         spec = task_from_mapping(_parse(path, text), path, sha256)
-    _READ[(path, sha256)] = spec
+    _READ[(path, sha256)] = _BY_STAT[stamp] = spec
     return spec
 
 
@@ -99,9 +106,17 @@ def _is_task_file(path: Path) -> bool:
 
 
 def path_entries() -> list[Path]:
-    """The task files the folders and files of GRUE_TASKS_PATH hold, in order."""
+    """The task files the folders and files of GRUE_TASKS_PATH hold, in order (listed again only when
+    the variable or a folder changes)."""
+    entries = tuple(filter(None, os.environ.get(ENV_VAR, "").split(os.pathsep)))
+    stamps = tuple(os.stat(e).st_mtime_ns if os.path.exists(e) else -1 for e in entries)
+    return list(_listed(entries, stamps))
+
+
+@functools.lru_cache(maxsize=16)
+def _listed(entries: tuple[str, ...], stamps: tuple[int, ...]) -> tuple[Path, ...]:
     files: list[Path] = []
-    for entry in filter(None, os.environ.get(ENV_VAR, "").split(os.pathsep)):
+    for entry in entries:
         place = Path(entry).expanduser()
         if place.is_dir():
             files.extend(sorted(p for p in place.iterdir() if _is_task_file(p)))
@@ -109,4 +124,4 @@ def path_entries() -> list[Path]:
             files.append(place)
         else:
             raise ExtensionError(f"{ENV_VAR} names {entry}, which is neither a folder nor a task file")
-    return files
+    return tuple(files)
