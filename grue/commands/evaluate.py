@@ -11,6 +11,9 @@ from grue.commands.errors import UsageError
 from grue.run.display import console
 
 SPLITS = ("val", "test")
+# Evaluations go here unless output_dir= says otherwise: beside runs/, never inside it, so a quick check
+# never becomes a leaderboard row (the board also leaves out results of kind "evaluation").
+DEFAULT_OUT = "evals"
 
 
 def _model_of(model: str) -> tuple[str, str]:
@@ -38,6 +41,32 @@ def _model_of(model: str) -> tuple[str, str]:
     return "zero_shot", model
 
 
+def _run_defaults(model: str, rest: Sequence[str]) -> list[str]:
+    """A run directory's task, profile and seed, for the ones the command line does not set."""
+    results = Path(model) / "results.json"
+    if not results.is_file():
+        return []
+    try:
+        doc = json.loads(results.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    given = {arg.split("=", 1)[0] for arg in rest}
+    return [f"{key}={doc[key]}" for key in ("task", "profile", "seed") if key not in given and key in doc]
+
+
+def _mask_note(cfg: object) -> list[str]:
+    """An NLPO-family run evaluated itself through its mask, whose masking model is not kept with the
+    final model: this evaluation decodes without it, and its recorded config says so."""
+    from grue.train.registry import get_algorithm
+
+    if "nlpo" in get_algorithm(cfg.algo).reads and cfg.nlpo.mask_at_eval:
+        console.print("[yellow]\\[grue] note: this run evaluated itself through its NLPO mask; the masking model is "
+                      "not saved with model/, so grue eval decodes without the mask (nlpo.mask_at_eval=false is "
+                      "recorded) and its numbers can differ from the run's own[/]", soft_wrap=True)
+        return ["nlpo.mask_at_eval=false"]
+    return []
+
+
 def _check_complete(directory: Path, what: str) -> None:
     """A model directory that lacks its weights or tokenizer is named before anything is loaded."""
     from grue.assets.model_files import missing_model_files
@@ -49,6 +78,7 @@ def _check_complete(directory: Path, what: str) -> None:
 
 
 def eval_command(args: Sequence[str]) -> None:
+    from grue.board.numbers.collect import EVALUATION
     from grue.config import config_hash, load_config
     from grue.run.evaluate import build_task_scorers, evaluate_split
     from grue.storage.atomic import atomic_write_jsonl
@@ -68,7 +98,13 @@ def eval_command(args: Sequence[str]) -> None:
     if any(s not in SPLITS for s in splits):
         raise UsageError(f"split={split!r} is not one of val, test, all")
     algo, model_ref = _model_of(model)
+    rest = [*_run_defaults(model, rest), *rest]
+    if not any(arg.startswith("output_dir=") for arg in rest):
+        rest.append(f"output_dir={DEFAULT_OUT}")
     cfg = load_config([*rest, f"algo={algo}", f"model.policy={model_ref}"])
+    mask_off = _mask_note(cfg)
+    if mask_off:
+        cfg = load_config([*rest, f"algo={algo}", f"model.policy={model_ref}", *mask_off])
     check_writable_dir(Path(cfg.output_dir), "output_dir")
     started = time.time()
     seed_everything(cfg.seed)
@@ -86,8 +122,10 @@ def eval_command(args: Sequence[str]) -> None:
         ev = evaluate_split(cfg, policy, scorers, data[name])
         atomic_write_jsonl(out.predictions(name), ev.predictions)
         metrics[name] = ev.metrics
-    out.finish(results_document(cfg, task, digest, model_ref, metrics, {s: len(data[s]) for s in splits},
-                                scorers, time.time() - started))
+    doc = results_document(cfg, task, digest, model_ref, metrics, {s: len(data[s]) for s in splits}, scorers,
+                           time.time() - started)
+    doc["kind"] = EVALUATION
+    out.finish(doc)
     from grue.commands.run import print_metrics
 
     print_metrics(out.path)

@@ -133,6 +133,9 @@ def _label_settings(found: Collection) -> None:
                           if len(settings) > 1}
 
 
+EVALUATION = "evaluation"  # results.json's `kind` for what `grue eval` writes
+
+
 def collect(dirs: Iterable[Path | str]) -> Collection:
     """Collect runs under `dirs` (searched recursively); duplicates of a seed are refused.
 
@@ -156,6 +159,11 @@ def collect(dirs: Iterable[Path | str]) -> Collection:
             doc, problems = _load(path)
             if doc is None:
                 found.skipped.append(Skipped(path.parent, tuple(problems)))
+                continue
+            if doc.get("kind") == EVALUATION:
+                found.skipped.append(Skipped(path.parent, ("an evaluation made by `grue eval` (a check, not a run): "
+                                                           "boards count runs; `grue run algo=zero_shot "
+                                                           "model.policy=<model>` puts a model on the board",)))
                 continue
             run = Run(path.parent, doc)
             seed_key = run.group + (run.setting, run.seed)
