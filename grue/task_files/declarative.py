@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import hashlib
 import re
 from pathlib import Path
 from typing import Any, Mapping
@@ -165,8 +166,22 @@ def _check_own_layers(own_base: Mapping[str, Any], doc: Mapping[str, Any], where
             check_layer(layer, f"{where} (algos.{profile}.{algo})")
 
 
+def _data_digest(loader: FileTaskData) -> str:
+    """The content of the task's local data files: a changed file is a new setting, as an edited task file is
+    (a hub dataset is named by its id, subset and revision instead)."""
+    digest = hashlib.sha256()
+    for split in sorted(loader.splits):
+        file_digest = hashlib.sha256()
+        with open(loader.path(split), "rb") as handle:
+            for chunk in iter(lambda: handle.read(1 << 20), b""):
+                file_digest.update(chunk)
+        digest.update(f"{split} {file_digest.hexdigest()}\n".encode())
+    return digest.hexdigest()
+
+
 def task_from_mapping(doc: Any, path: Path, sha256: str) -> TaskSpec:
-    """The TaskSpec a parsed task file declares (`path` only locates its data and names it in messages)."""
+    """The TaskSpec a parsed task file declares (`path` locates its data and names it in messages). Its
+    digest covers the file's content (`sha256`) and, for local data, the data files' content."""
     where = str(path)
     if not isinstance(doc, dict):
         raise ExtensionError(f"{where}: a task file holds a mapping of keys (name, data, prompt, ...), "
@@ -220,6 +235,7 @@ def task_from_mapping(doc: Any, path: Path, sha256: str) -> TaskSpec:
     loader = FileTaskData(name, path, path.parent, splits, "source" in data_settings, record, val_from_train)
     if not loader.hub:
         _check_data_fields(loader, where)
+        sha256 = hashlib.sha256(f"{sha256} {_data_digest(loader)}".encode()).hexdigest()
     return TaskSpec(
         name=name, title=doc.get("title", name), short=doc.get("short", ""),
         source=f"task file {path}", task_metrics=task_metrics, naturalness_metrics=naturalness,

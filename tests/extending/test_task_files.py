@@ -16,13 +16,19 @@ def _hash(task_file, *args: str) -> str:
     return config_hash(load_config([f"task={task_file}", "profile=mini", "algo=ppo", *args]))
 
 
-def test_the_hash_covers_the_file_content_not_its_place(user_task, tmp_path):
+def test_the_hash_covers_the_file_and_data_content_not_their_place(user_task, tmp_path):
     before = _hash(user_task)
     copy = tmp_path / "elsewhere"
     shutil.copytree(user_task.parent, copy)
     assert _hash(copy / user_task.name) == before  # the folder moved: the same setting
     user_task.write_text(user_task.read_text() + "# an edit\n")
-    assert _hash(user_task) != before              # edited: a new setting
+    edited = _hash(user_task)
+    assert edited != before                        # edited: a new setting
+    test_file = user_task.parent / "data" / "test.jsonl"
+    test_file.write_text(test_file.read_text().replace("wooden", "stiff"))
+    from grue.task_files import discover
+    discover._BY_STAT.clear(), discover._READ.clear()  # a new process reads the data again
+    assert _hash(user_task) != edited              # its data changed: a new setting too
     cfg = load_config([f"task={user_task}", "profile=mini"])
     assert cfg.task == "echo_topic" and cfg.task_file == str(user_task)
 
