@@ -17,12 +17,14 @@ import functools
 import importlib
 import os
 import pkgutil
+import sys
 from typing import Any, Mapping
 
 from grue.config.task_spec import TaskSpec
 
 _REGISTERED: dict[str, TaskSpec] = {}
 _FILE_TASKS: dict[str, TaskSpec] = {}   # read through task=path/to/file, by name
+_REGISTERED_BY: dict[str, str] = {}     # task name -> the module that registered it
 
 
 @functools.lru_cache(maxsize=1)
@@ -40,11 +42,12 @@ def _task_files() -> dict[str, TaskSpec]:
 
 
 def register_task(spec: TaskSpec) -> TaskSpec:
-    """Add a task from outside this folder (a plugin, grue/plugins.py)."""
+    """Add a task from outside this folder (a plugin, grue/plugins.py); `grue tasks` names the module."""
     known = _catalogue().get(spec.name)
     if known is not None and known is not spec:
         raise ValueError(f"task {spec.name!r} is already defined")
     _REGISTERED[spec.name] = spec
+    _REGISTERED_BY[spec.name] = sys._getframe(1).f_globals.get("__name__", "")
     return spec
 
 
@@ -137,7 +140,8 @@ def task_origin(spec: TaskSpec) -> str:
         return spec.origin
     if _task_files().get(spec.name) is spec:
         return f"tasks/{spec.name}.py (built-in)"
-    return "a plugin (register_task)"
+    module = _REGISTERED_BY.get(spec.name)
+    return f"plugin {module} (register_task)" if module else "a plugin (register_task)"
 
 
 def all_tasks() -> tuple[TaskSpec, ...]:

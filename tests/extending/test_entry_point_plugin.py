@@ -61,7 +61,7 @@ def test_an_installed_entry_point_plugin_is_listed_and_usable(tmp_path, monkeypa
     try:
         result = CliRunner().invoke(app, ["tasks"], env={"COLUMNS": "300"})
         assert result.exit_code == 0, result.output
-        assert "pkg_task" in result.output and "a plugin" in result.output
+        assert "pkg_task" in result.output and "plugin toy_pkg.grue_plugin" in result.output
         cfg_out = CliRunner().invoke(app, ["config", "task=pkg_task", "profile=mini", "algo=zero_shot"])
         assert cfg_out.exit_code == 0, cfg_out.output
         assert "metrics:\n  - rouge1\n  - shouting\n" in cfg_out.output
