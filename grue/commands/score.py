@@ -75,6 +75,14 @@ def unsplit_reason(rows: Sequence[Mapping[str, Any]], samples: Sequence[Sample] 
     return "none of its ids is an id of the split and every line carries its references"
 
 
+def _is_grue_task(task: str) -> bool:
+    """Only GRUE's seven tasks have paper numbers to compare with (a user's task file has none)."""
+    from tasks import find_task
+
+    spec = find_task(task)
+    return spec is not None and spec.grue_task
+
+
 def _versions() -> dict[str, str | None]:
     def version(package: str) -> str | None:
         try:
@@ -121,7 +129,7 @@ def score(task: str, predictions: Path, split: str, metrics: Sequence[str], out:
     doc = {
         "schema_version": SCHEMA_VERSION, "status": status, "task": task, "algo": algo, "profile": profile,
         "seed": int(seed), "reward": None, "init_model": system or f"predictions:{Path(predictions).name}",
-        "comparable_to_paper": profile == "paper", "config_hash": hashlib.sha256(identity.encode()).hexdigest(),
+        "comparable_to_paper": profile == "paper" and split != UNSPLIT and _is_grue_task(task), "config_hash": hashlib.sha256(identity.encode()).hexdigest(),
         "config": {"source": "grue score", "predictions": str(predictions), "predictions_sha256": digest,
                    "metrics": list(metrics), "metric_options": dict(options or {})},
         "versions": _versions(), "git_commit": None,

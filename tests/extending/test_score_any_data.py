@@ -32,7 +32,7 @@ def test_foreign_ids_with_references_are_scored_as_own_data_with_a_message(user_
     assert result.exit_code == 0, result.output
     assert "not a leaderboard submission" in result.output and "split=none" in result.output
     doc = json.loads(out.read_text())
-    assert doc["status"] == "unsplit" and list(doc["metrics"]) == ["none"]
+    assert doc["status"] == "unsplit" and list(doc["metrics"]) == ["none"] and doc["comparable_to_paper"] is False
     assert doc["splits"]["none"]["n_samples"] == 2
     # ROUGE-1 F (stemmed): 3 of 3 words against 3 of 6 (0.667); 2 of 2 against 2 of 3 (dogs/dog, bark/barks: 0.8)
     assert abs(doc["metrics"]["none"]["rouge1"] - (2 / 3 + 0.8) / 2) < 1e-6
