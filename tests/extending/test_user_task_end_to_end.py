@@ -65,12 +65,14 @@ def test_a_user_task_runs_scores_and_shows_on_the_board(user_task, tiny_model_di
     assert abs(rescored["metrics"]["test"][hit] - zero["metrics"]["test"][hit]) < 1e-9
 
     out = tmp_path / "board"
-    _ok(["leaderboard", "export", "format=md,json", f"runs={runs}", f"out={out}"], env)
+    _ok(["leaderboard", "export", "format=md,json,html", f"runs={runs}", f"out={out}"], env)
     markdown = (out / "leaderboard.md").read_text()
     table = markdown[markdown.index("## echo_topic (test split)"):]
     table = table[:table.index("\n## ")]
     assert "| PPO | python:my_rewards.py:overlap |" in table and "python:my_metrics.py:topic_hit ↑" in table
     assert "## Overall board — profile mini" not in markdown, "a user task entered the GRUE score"
+    site = "\n".join(p.read_text(encoding="utf-8") for p in out.rglob("*.html"))
+    assert "echo_topic" in site and "python:my_rewards.py:overlap" in site
 
 
 def test_a_results_file_brings_its_declarative_task_file_along(user_task, tmp_path):
