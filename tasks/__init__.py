@@ -7,8 +7,10 @@ columns and navigation, metric groups, critic templates) reads the specs through
 `grue tasks` lists them.
 
 Tasks from files the user owns join them the same way (grue/task_files/): `task=path/to/file.yaml`
-(or `.toml`, or a `.py` defining TASK) reads that file, and every task file in the folders of
-`GRUE_TASKS_PATH` is listed. A file task may not take the name of another task.
+(or `.toml`, or a `.py` defining TASK) reads that file, every task file in the folders of
+`GRUE_TASKS_PATH` is listed, and so are the tasks installed packages declare in the `grue.tasks`
+entry-point group (a TaskSpec, or a package folder of task files). A file task may not take the name
+of another task.
 """
 from __future__ import annotations
 
@@ -18,13 +20,14 @@ import importlib
 import os
 import pkgutil
 import sys
+from pathlib import Path
 from typing import Any, Mapping
 
 from grue.config.task_spec import TaskSpec
 
 _REGISTERED: dict[str, TaskSpec] = {}
 _FILE_TASKS: dict[str, TaskSpec] = {}   # read through task=path/to/file, by name
-_REGISTERED_BY: dict[str, str] = {}     # task name -> the module that registered it
+_REGISTERED_BY: dict[str, str] = {}     # task name -> which plugin or entry point added it
 
 
 @functools.lru_cache(maxsize=1)
@@ -47,7 +50,8 @@ def register_task(spec: TaskSpec) -> TaskSpec:
     if known is not None and known is not spec:
         raise ValueError(f"task {spec.name!r} is already defined")
     _REGISTERED[spec.name] = spec
-    _REGISTERED_BY[spec.name] = sys._getframe(1).f_globals.get("__name__", "")
+    module = sys._getframe(1).f_globals.get("__name__", "")
+    _REGISTERED_BY[spec.name] = f"plugin {module} (register_task)" if module else "a plugin (register_task)"
     return spec
 
 
@@ -64,10 +68,41 @@ def _path_tasks() -> dict[str, TaskSpec]:
     return found
 
 
+ENTRY_POINT_GROUP = "grue.tasks"
+
+
+@functools.lru_cache(maxsize=1)
+def _entry_point_tasks() -> tuple[TaskSpec, ...]:
+    """Tasks an installed package declares in the `grue.tasks` entry-point group: a TaskSpec
+    (`name = "pkg.module:TASK"`), or a package whose folder holds task files (`name = "pkg.tasks"`).
+    Installed distributions do not change while a process runs: read once."""
+    from importlib.metadata import entry_points
+
+    from grue.extend.errors import ExtensionError
+    from grue.task_files.discover import folder_task_files, read_task_file
+
+    found: list[TaskSpec] = []
+    for point in entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            target = point.load()
+        except Exception as err:  # noqa: BLE001 - an installed package failed to import: name it
+            raise ExtensionError(f"entry point {point.name!r} ({point.value}) of {ENTRY_POINT_GROUP!r} cannot be "
+                                 f"imported: {type(err).__name__}: {err}") from None
+        if isinstance(target, TaskSpec):
+            _REGISTERED_BY.setdefault(target.name, f"entry point {point.name} ({point.value})")
+            found.append(target)
+        elif getattr(target, "__file__", None):
+            found.extend(read_task_file(path) for path in folder_task_files(Path(target.__file__).parent))
+        else:
+            raise ExtensionError(f"entry point {point.name!r} ({point.value}) of {ENTRY_POINT_GROUP!r} is neither "
+                                 "a TaskSpec nor a package holding task files")
+    return tuple(found)
+
+
 def _clash(spec: TaskSpec, other: TaskSpec) -> None:
     from grue.extend.errors import ExtensionError
 
-    raise ExtensionError(f"{spec.origin} defines task {spec.name!r}, which {task_origin(other)} already defines; "
+    raise ExtensionError(f"{task_origin(spec)} defines task {spec.name!r}, which {task_origin(other)} already defines; "
                          "give it another name (name: in the file)")
 
 
@@ -76,10 +111,10 @@ def _catalogue() -> dict[str, TaskSpec]:
 
     load_plugins()
     merged = dict(_task_files())
-    for spec in (*_path_tasks().values(), *_FILE_TASKS.values()):
+    for spec in (*_entry_point_tasks(), *_path_tasks().values(), *_FILE_TASKS.values()):
         known = merged.get(spec.name)
-        if known is not None and known.origin != spec.origin:
-            _clash(spec, known)
+        if known is not None and known is not spec and (not spec.origin or known.origin != spec.origin):
+            _clash(spec, known)  # a file read again (same origin) replaces itself; nothing else may
         merged[spec.name] = spec
     merged.update(_REGISTERED)
     return dict(sorted(merged.items(), key=lambda item: (item[1].order, item[0])))
@@ -95,7 +130,8 @@ def load_task_file(path: str) -> TaskSpec:
 
     spec = read_task_file(path)
     load_plugins()
-    known = {**_task_files(), **_path_tasks(), **_REGISTERED}.get(spec.name)
+    installed = {t.name: t for t in _entry_point_tasks()}
+    known = {**_task_files(), **installed, **_path_tasks(), **_REGISTERED}.get(spec.name)
     if known is not None and known.origin != spec.origin:
         _clash(spec, known)
     _FILE_TASKS[spec.name] = spec  # the file named last wins over one read earlier through task=
@@ -140,8 +176,7 @@ def task_origin(spec: TaskSpec) -> str:
         return spec.origin
     if _task_files().get(spec.name) is spec:
         return f"tasks/{spec.name}.py (built-in)"
-    module = _REGISTERED_BY.get(spec.name)
-    return f"plugin {module} (register_task)" if module else "a plugin (register_task)"
+    return _REGISTERED_BY.get(spec.name, "a plugin (register_task)")
 
 
 def all_tasks() -> tuple[TaskSpec, ...]:

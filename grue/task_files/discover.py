@@ -113,13 +113,18 @@ def path_entries() -> list[Path]:
     return list(_listed(entries, stamps))
 
 
+def folder_task_files(folder: Path) -> list[Path]:
+    """The task files directly in a folder (a GRUE_TASKS_PATH entry, or an installed package's folder)."""
+    return sorted(p for p in Path(folder).iterdir() if _is_task_file(p))
+
+
 @functools.lru_cache(maxsize=16)
 def _listed(entries: tuple[str, ...], stamps: tuple[int, ...]) -> tuple[Path, ...]:
     files: list[Path] = []
     for entry in entries:
         place = Path(entry).expanduser()
         if place.is_dir():
-            files.extend(sorted(p for p in place.iterdir() if _is_task_file(p)))
+            files.extend(folder_task_files(place))
         elif place.is_file():
             files.append(place)
         else:

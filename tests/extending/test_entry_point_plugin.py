@@ -75,3 +75,31 @@ def test_an_installed_entry_point_plugin_is_listed_and_usable(tmp_path, monkeypa
         metric_registry._BY_NAME.update(saved_metrics)
         tasks._REGISTERED.clear()
         tasks._REGISTERED.update(saved_tasks)
+
+
+def test_an_installed_package_of_task_files_joins_the_catalogue(tmp_path, monkeypatch, clean_extensions):
+    """`[grue.tasks] name = "package"`: the YAML task files in an installed package's folder are tasks."""
+    import tasks
+    from user_task_fixtures import write_task_folder
+
+    site = tmp_path / "site"
+    package = site / "toy_tasks"
+    task_file = write_task_folder(package)
+    (package / "__init__.py").write_text("")
+    info = site / "toy_tasks-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-tasks\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[grue.tasks]\ntoy = toy_tasks\n")
+    monkeypatch.setattr(sys, "path", [str(site), *sys.path])
+    importlib.invalidate_caches()
+    tasks._entry_point_tasks.cache_clear()
+    try:
+        assert tasks.task_origin(tasks.get_task("echo_topic")) == str(task_file)
+        cfg_out = CliRunner().invoke(app, ["config", "task=echo_topic", "profile=mini"])
+        assert cfg_out.exit_code == 0 and "task_sha256: " in cfg_out.output, cfg_out.output
+        mine = write_task_folder(tmp_path / "mine")  # the same name from another file is a clash
+        clash = CliRunner().invoke(app, ["config", f"task={mine}"])
+        assert clash.exit_code == 2 and "already defines" in clash.output, clash.output
+    finally:
+        tasks._entry_point_tasks.cache_clear()
+        sys.modules.pop("toy_tasks", None)
