@@ -153,8 +153,9 @@ def _check_own_layers(own_base: Mapping[str, Any], doc: Mapping[str, Any], where
     check_layer(own_base, f"{where} (data, rewards)")
     check_layer(doc.get("settings") or {}, f"{where} (settings)")
     for profile, layer in (doc.get("profiles") or {}).items():
-        if profile not in PROFILES:
-            raise ExtensionError(f"{where}: profiles: unknown profile {profile!r}; use {', '.join(PROFILES)}")
+        if profile not in PROFILES or not isinstance(layer, dict):
+            raise ExtensionError(f"{where}: profiles.{profile}: expected a mapping of settings under one of the "
+                                 f"profiles {', '.join(PROFILES)}")
         check_layer(layer, f"{where} (profiles.{profile})")
     for profile, by_algo in (doc.get("algos") or {}).items():
         if profile not in PROFILES or not isinstance(by_algo, dict):
@@ -179,6 +180,33 @@ def _data_digest(loader: FileTaskData) -> str:
     return digest.hexdigest()
 
 
+def _metric_mix(doc: Mapping[str, Any], where: str) -> tuple[tuple[str, ...], ...]:
+    """(task, naturalness, extra) metric names of the `metrics` mapping."""
+    metrics = doc["metrics"]
+    _check_keys(metrics, METRIC_FIELDS, f"{where}: metrics")
+    if not metrics.get("task"):
+        raise ExtensionError(f"{where}: metrics.task is empty; name the task's own metric(s)")
+    return tuple(_strings(metrics.get(kind, []), f"{where}: metrics.{kind}") for kind in ("task", "naturalness", "extra"))
+
+
+def _layers(doc: Mapping[str, Any], own_base: Mapping[str, Any], parent: TaskSpec | None) -> tuple[dict, dict, dict]:
+    """(base, profiles, algos) of the spec. The file's own values win over everything inherited: its
+    settings and profile are laid over the parent's profile and algorithm presets too, not only its base."""
+    own_common = _deep_merge(own_base, doc.get("settings") or {})
+    own_profiles, own_algos = doc.get("profiles") or {}, doc.get("algos") or {}
+    base = _deep_merge(_without_data_source(parent.base) if parent else {}, own_common)
+    profiles = {p: _deep_merge(_deep_merge(_without_data_source(parent.profiles.get(p, {})) if parent else {},
+                                           own_common), own_profiles.get(p, {}))
+                for p in {*(parent.profiles if parent else {}), *own_profiles}}
+    algos: dict[str, dict[str, Any]] = {}
+    for profile in {*(parent.algos if parent else {}), *own_algos}:
+        mine, theirs = own_algos.get(profile, {}), parent.algos.get(profile, {}) if parent else {}
+        over = _deep_merge(own_common, own_profiles.get(profile, {}))
+        algos[profile] = {a: _deep_merge(_deep_merge(_without_data_source(theirs.get(a, {})), over), mine.get(a, {}))
+                          for a in {*theirs, *mine}}
+    return base, profiles, algos
+
+
 def task_from_mapping(doc: Any, path: Path, sha256: str) -> TaskSpec:
     """The TaskSpec a parsed task file declares (`path` locates its data and names it in messages). Its
     digest covers the file's content (`sha256`) and, for local data, the data files' content."""
@@ -194,44 +222,17 @@ def task_from_mapping(doc: Any, path: Path, sha256: str) -> TaskSpec:
     if not NAME.match(name):
         raise ExtensionError(f"{where}: task name {name!r} must be lower-case letters, digits and _ "
                              "(it names run directories); set name: in the file")
-    metrics = doc["metrics"]
-    _check_keys(metrics, METRIC_FIELDS, f"{where}: metrics")
-    if not metrics.get("task"):
-        raise ExtensionError(f"{where}: metrics.task is empty; name the task's own metric(s)")
-    task_metrics = _strings(metrics["task"], f"{where}: metrics.task")
-    naturalness = _strings(metrics.get("naturalness", []), f"{where}: metrics.naturalness")
-    extra = _strings(metrics.get("extra", []), f"{where}: metrics.extra")
+    task_metrics, naturalness, extra = _metric_mix(doc, where)
     rewards = _strings(doc.get("rewards", []), f"{where}: rewards")
     references = (doc["references"],) if isinstance(doc["references"], str) else \
         _strings(doc["references"], f"{where}: references")
     record = RecordFormat(doc["prompt"], references, doc.get("id"), _strings(doc.get("meta", []), f"{where}: meta"))
     splits, data_settings, val_from_train = _data(doc, where)
-    for key in ("settings", "profiles", "algos"):
-        if key in ("profiles", "algos"):
-            for profile, layer in (doc.get(key) or {}).items():
-                if not isinstance(layer, dict):
-                    raise ExtensionError(f"{where}: {key}.{profile} is {type(layer).__name__}; expected a mapping")
-    parent = _inherited(doc.get("inherit"), where)
     own_base: dict[str, Any] = {"data": {"prompt_suffix": doc.get("prompt_suffix", ""), **data_settings}}
     if rewards:
         own_base["reward"] = {"name": rewards[0]}
-    # The file's own values win over everything inherited: its settings and profile are laid over the
-    # parent's profile and algorithm presets too, not only over the parent's base.
-    own_common = _deep_merge(own_base, doc.get("settings") or {})
-    own_profiles = doc.get("profiles") or {}
-    own_algos = doc.get("algos") or {}
-    base = _deep_merge(_without_data_source(parent.base) if parent else {}, own_common)
-    profiles = {p: _deep_merge(_deep_merge(_without_data_source(parent.profiles.get(p, {})) if parent else {},
-                                           own_common), own_profiles.get(p, {}))
-                for p in {*(parent.profiles if parent else {}), *own_profiles}}
-    algos: dict[str, dict[str, Any]] = {}
-    for profile in {*(parent.algos if parent else {}), *own_algos}:
-        mine = own_algos.get(profile, {})
-        theirs = parent.algos.get(profile, {}) if parent else {}
-        over = _deep_merge(own_common, own_profiles.get(profile, {}))
-        algos[profile] = {a: _deep_merge(_deep_merge(_without_data_source(theirs.get(a, {})), over), mine.get(a, {}))
-                          for a in {*theirs, *mine}}
     _check_own_layers(own_base, doc, where)
+    base, profiles, algos = _layers(doc, own_base, _inherited(doc.get("inherit"), where))
     loader = FileTaskData(name, path, path.parent, splits, "source" in data_settings, record, val_from_train)
     if not loader.hub:
         _check_data_fields(loader, where)
