@@ -4,6 +4,8 @@ or tasks/ is edited; the fixture undoes what reading the folder added to the cat
 from __future__ import annotations
 
 import json
+import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -96,7 +98,13 @@ def clean_extensions():
 
     metric_registry.known_metrics()  # built-ins loaded before the snapshot
     metrics, files, dirs = dict(metric_registry._BY_NAME), dict(tasks._FILE_TASKS), list(python_ref._SEARCH_DIRS)
+    path, modules = list(sys.path), set(sys.modules)
     yield
+    sys.path[:] = path
+    temp = tempfile.gettempdir()
+    for name in set(sys.modules) - modules:  # the user's modules, imported from temporary folders
+        if (getattr(sys.modules[name], "__file__", None) or "").startswith(temp):
+            del sys.modules[name]
     metric_registry._BY_NAME.clear()
     metric_registry._BY_NAME.update(metrics)
     tasks._FILE_TASKS.clear()
