@@ -44,8 +44,8 @@ def _load(args: ArgList):
 
 @app.command()
 def tasks() -> None:
-    """List the tasks (the seven GRUE tasks and any a plugin adds): data per profile, backbone, metrics,
-    rewards, and whether they run."""
+    """List the tasks: the seven GRUE tasks, task files (task=path, GRUE_TASKS_PATH) and plugin tasks, with
+    data per profile, backbone, metrics, rewards, whether they run, and where each came from."""
     from grue.commands.tasks import print_tasks
 
     print_tasks()
@@ -74,7 +74,7 @@ def config(args: ArgList = PAIRS) -> None:
 
 @app.command()
 def run(args: ArgList = PAIRS) -> None:
-    """Train and evaluate one run: grue run task=TASK algo=ALGO seed=N [profile=paper|mini] [any config key=value].
+    """Train and evaluate one run: grue run task=TASK|path/to/task.yaml algo=ALGO seed=N [profile=paper|mini] [any config key=value].
 
     Running the same command again resumes or reuses it. `grue config` lists every key.
     """
@@ -101,9 +101,10 @@ def score(args: ArgList = PAIRS,
                                                   "marked partial and the leaderboard leaves it out.")) -> None:
     """Score generations made elsewhere.
 
-    grue score task=TASK predictions=FILE.jsonl [split=test|val] [metrics=a,b] [out=FILE.json]
+    grue score task=TASK predictions=FILE.jsonl [split=test|val|none] [metrics=a,b] [out=FILE.json]
     [profile=paper|mini] [any config key=value]. One JSON object per line: id, generation, optional
-    references, prompt, meta. Default out= is the predictions file with .results.json.
+    references, prompt, meta. Default out= is the predictions file with .results.json. Lines whose ids are
+    no split's but carry their references are scored as your own data (split=none): not a submission.
     """
     from grue.commands.score import score_command
 

@@ -51,6 +51,9 @@ def _run_defaults(model: str, rest: Sequence[str]) -> list[str]:
     except (OSError, ValueError):
         return []
     given = {arg.split("=", 1)[0] for arg in rest}
+    task_file = (doc.get("config") or {}).get("task_file")
+    if task_file and "task" not in given and Path(task_file).is_file():  # a run of a user's task file
+        doc = {**doc, "task": task_file}
     return [f"{key}={doc[key]}" for key in ("task", "profile", "seed") if key not in given and key in doc]
 
 

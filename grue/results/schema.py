@@ -48,7 +48,7 @@ def validate_results(doc: Any) -> list[str]:
     from grue.train.registry import algorithm_names
     from tasks import task_names
 
-    where = {"task": "a task here (tasks/ or a plugin)", "algo": "a registered algorithm (grue/train/ or a plugin)"}
+    where = {"task": "a task here (tasks/ or a plugin; a task from a file: set GRUE_TASKS_PATH to its folder)", "algo": "a registered algorithm (grue/train/ or a plugin)"}
     for key, allowed in (("task", task_names()), ("algo", algorithm_names()), ("profile", PROFILES)):
         if doc[key] not in allowed:
             known = f"{', '.join(allowed)}; not {where[key]}" if key in where else ", ".join(allowed)

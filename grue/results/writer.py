@@ -45,7 +45,7 @@ def results_document(cfg: Any, task: Any, config_hash: str, init_model: str, met
         "seed": int(cfg.seed),
         "reward": cfg.reward.name if optimises_reward(cfg.algo) else None,
         "init_model": init_model,
-        "comparable_to_paper": cfg.profile == "paper",
+        "comparable_to_paper": cfg.profile == "paper" and task.grue_task,
         "config_hash": config_hash,
         "config": OmegaConf.to_container(cfg, resolve=True),
         "versions": {"grue": _version("grue"), "python": platform.python_version(), "torch": _version("torch"),

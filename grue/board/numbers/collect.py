@@ -112,6 +112,13 @@ def _load(path: Path) -> tuple[dict[str, Any] | None, list[str]]:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
         return None, [f"unreadable results file: {err}"]
+    if isinstance(doc, dict) and isinstance(doc.get("config"), dict):
+        from tasks import adopt_recorded_task
+
+        try:  # a run of a declarative task file shows without GRUE_TASKS_PATH
+            adopt_recorded_task(doc["config"])
+        except ValueError as err:
+            return None, [f"its task file cannot be read: {err}"]
     problems = validate_results(doc)
     return (doc if not problems else None), problems
 

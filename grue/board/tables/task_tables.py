@@ -13,7 +13,7 @@ from grue.board.numbers.aggregate import ROW_KEYS, report_split
 from grue.board.metric_info import COUNT_METRICS, direction, metric_order
 from grue.board.numbers.reference import HIDDEN_TEST, provenance
 from grue.board.tables.table import FLAG_MARK, Cell, Column, Row, Table
-from grue.board.task_info import algo_label, algo_rank, ordered_tasks  # noqa: F401  (re-exported)
+from grue.board.task_info import algo_label, algo_rank, ordered_tasks, outside_grue_note  # noqa: F401  (re-exported)
 
 LABEL_COLUMNS: list[Column] = [
     Column("algo", "Algorithm"), Column("reward", "Reward"), Column("init_model", "Init model"),
@@ -94,6 +94,9 @@ def task_table(agg: pd.DataFrame, task: str, split: str | None = None, with_pape
         table.notes.append(f"Rows marked paper are the published numbers ({cites}), not runs of ours.")
     if (frame.loc[frame["source"] == "runs", "profile"] == "mini").any():
         table.notes.append(MINI_NOTICE)
+    outside = outside_grue_note(task)
+    if outside:
+        table.notes.append(outside)
     table.notes += [f"{FLAG_MARK} {f}" for f in sorted(flags)]
     return table
 
