@@ -35,6 +35,7 @@ class BoardOptions:
     split: str = "test"
     with_paper: bool = True
     studies: tuple[str, ...] = ()  # human-study directories (grue human): the site's "Human studies" page
+    qualify: bool = True  # human studies: count only raters who pass the study's qualification rules
 
 
 @dataclass

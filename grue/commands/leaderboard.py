@@ -18,11 +18,12 @@ leaderboard_app = typer.Typer(help="Build the GRUE leaderboard from finished run
 
 DEFAULT_RUNS = "runs"
 DEFAULT_OUT = "leaderboard/export"
-EXPORT_KEYS = {"format", "out", "runs", "normalisation", "rewards", "split", "paper", "studies"}
+EXPORT_KEYS = {"format", "out", "runs", "normalisation", "rewards", "split", "paper", "studies", "qualify"}
 EXPORT_HELP = (
     "key=value arguments: format=md|csv|json|latex|html (comma-separated, default all) out=DIR "
     f"(default {DEFAULT_OUT}) runs=DIR[,DIR...] (default {DEFAULT_RUNS}) normalisation={'|'.join(MODES)} "
-    f"rewards={'|'.join(STRATEGIES)} split=test|val paper=yes|no studies=DIR[,DIR] (human studies, docs/human.md)"
+    f"rewards={'|'.join(STRATEGIES)} split=test|val paper=yes|no studies=DIR[,DIR] (human studies, docs/human.md) "
+    "qualify=yes|no (count only raters who pass the studies' qualification rules; default yes)"
 )
 
 
@@ -64,6 +65,7 @@ def export(args: Optional[list[str]] = typer.Argument(None, help=EXPORT_HELP)) -
         split=_choice(options, "split", ("test", "val"), "test"),
         with_paper=_choice(options, "paper", ("yes", "no"), "yes") == "yes",
         studies=tuple(p for p in options.get("studies", "").split(",") if p),
+        qualify=_choice(options, "qualify", ("yes", "no"), "yes") == "yes",
     )
     runs = [Path(p) for p in options.get("runs", DEFAULT_RUNS).split(",") if p]
     missing = [str(p) for p in runs if not p.is_dir()] or ([] if runs else ["(none given)"])

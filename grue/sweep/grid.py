@@ -133,4 +133,8 @@ def expand_union(common: Sequence[str], grids: Sequence[str]) -> list[Cell]:
                              "set it in one place")
         for cell in expand([*common, *args]):
             cells.setdefault(cell.hash, cell)
+    places = sorted({str(cell.cfg.output_dir) for cell in cells.values()})
+    if len(places) > 1:  # one sweep keeps its books in one runs directory
+        raise SweepError(f"the grids write to different output_dir values ({', '.join(places)}): a sweep writes "
+                         "into one runs directory; set output_dir= once, for every grid")
     return list(cells.values())

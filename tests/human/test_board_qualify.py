@@ -41,3 +41,16 @@ def test_the_page_says_which_raters_were_counted(tmp_path):
         result = runner.invoke(human_app, ["board", f"studies={study.root}", f"qualify={qualify}", f"out={out}"])
         assert result.exit_code == 0, result.output
         assert said in (out / "human.html").read_text() and said in (out / "human.md").read_text()
+
+
+def test_leaderboard_export_takes_qualify_too(tmp_path):
+    from grue.commands.leaderboard import leaderboard_app
+
+    study = _study(tmp_path)
+    runner = CliRunner()
+    for qualify, said in (("yes", "Only raters who pass"), ("no", "Every rater is counted")):
+        out = tmp_path / f"board-{qualify}"
+        result = runner.invoke(leaderboard_app, ["export", f"runs={tmp_path / 'runs'}", f"studies={study.root}",
+                                                 f"qualify={qualify}", "format=html", f"out={out}"])
+        assert result.exit_code == 0, result.output
+        assert said in (out / "site" / "human.html").read_text()

@@ -66,3 +66,8 @@ def test_critic_settings_reach_only_the_cells_with_a_dense_critic():
     plain = next(c for c in cells if c.cfg.reward.dense is None)
     assert "critic.backend=self" in dense.args and not any(a.startswith("critic.") for a in plain.args)
     assert plain.hash == config_hash(load_config(["task=imdb", "profile=mini", "algo=ppo"]))
+
+
+def test_grids_that_write_to_different_places_are_refused():
+    with pytest.raises(SweepError, match="different output_dir"):
+        expand_union(["task=imdb", "profile=mini", "seed=0"], ["algo=zero_shot output_dir=a", "algo=ppo output_dir=b"])

@@ -204,6 +204,6 @@ def write_site(board: Board, out: Path, sample_limit: int = 6) -> list[Path]:
     if board.options.studies:  # human results beside the automatic ones (docs/human.md)
         from grue.human.board_panel import HUMAN_PAGE, human_section, write_section
 
-        written = write_section(human_section(board.options.studies), out, _nav(board))
+        written = write_section(human_section(board.options.studies, board.options.qualify), out, _nav(board))
         pages += [p for p in written if p.name == HUMAN_PAGE]
     return pages
