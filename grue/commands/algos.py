@@ -1,22 +1,44 @@
-"""`grue algos`: the registered algorithms, what each trains and reads, and where it comes from."""
+"""`grue algos`: the registered algorithms, what each trains and reads, and where it comes from.
+
+A table on a wide terminal; one line per algorithm otherwise (a pipe, a log, an 80-column window),
+so a name is never wrapped or cut.
+"""
 from __future__ import annotations
 
 from rich.table import Table
 
 from grue.run.display import console
 
+WIDE = 140  # columns the table needs to show every cell whole
 
-def print_algorithms() -> None:
+
+def _rows() -> list[dict[str, str]]:
     from grue.train.registry import COMMON_GROUPS, algorithm_names, get_algorithm
 
-    table = Table(title="Algorithms (grue/train/registry.py; plugins via GRUE_PLUGINS)", show_lines=False)
-    for col in ("algo", "label", "trains", "reads (beyond the common groups)", "warm start", "trainer", "from"):
-        table.add_column(col)
+    rows = []
     for name in algorithm_names():
         algo = get_algorithm(name)
-        reads = ", ".join(g for g in algo.reads if g not in COMMON_GROUPS) or "—"
-        origin = "grue" if (algo.trainer or "grue.").startswith("grue.") else "plugin"
-        table.add_row(name, algo.label, algo.trains + (" (reward)" if algo.optimises_reward else ""), reads,
-                      algo.warm_start or "—", algo.trainer or "—", origin)
-    console.print(table)
+        rows.append({"algo": name, "label": algo.label,
+                     "trains": algo.trains + (" (reward)" if algo.optimises_reward else ""),
+                     "reads": ", ".join(g for g in algo.reads if g not in COMMON_GROUPS) or "—",
+                     "warm start": algo.warm_start or "—", "trainer": algo.trainer or "—",
+                     "from": "grue" if (algo.trainer or "grue.").startswith("grue.") else "plugin"})
+    return rows
+
+
+def print_algorithms() -> None:
+    from grue.train.registry import COMMON_GROUPS
+
+    rows = _rows()
+    if console.is_terminal and console.width >= WIDE:
+        table = Table(title="Algorithms (grue/train/registry.py; plugins via GRUE_PLUGINS)")
+        for col in ("algo", "label", "trains", "reads (beyond the common groups)", "warm start", "trainer", "from"):
+            table.add_column(col)
+        for row in rows:
+            table.add_row(*row.values())
+        console.print(table)
+    else:
+        for row in rows:
+            console.out(f"{row['algo']} ({row['label']}, {row['from']}): trains {row['trains']}; reads {row['reads']}; "
+                        f"warm start {row['warm start']}; trainer {row['trainer']}", highlight=False)
     console.print(f"Every run's hash also covers the common groups: {', '.join(COMMON_GROUPS)}.", soft_wrap=True)

@@ -63,7 +63,7 @@ for _name, _label, _group, (_colour, _sup_colour, _mask_colour), _trainer, _what
         Algorithm(f"supervised_{_name}", f"Supervised+{_label}", _sup_colour, trains="rl",
                   reads=_reads + ("supervised",), trainer=f"grue.train.rl.{_trainer}", warm_start="supervised",
                   config_groups=_groups, description=f"{_label} from the supervised run with the same settings and seed"),
-        Algorithm(f"{_name}_mask", f"{_label}+Mask", _mask_colour, trains="rl", reads=_reads + ("nlpo",),
+        Algorithm(f"{_name}_mask", f"{_label} (masked)", _mask_colour, trains="rl", reads=_reads + ("nlpo",),
                   trainer=f"grue.train.rl.masked:Masked{_class}", config_groups=_groups,
                   description=f"{_label} sampling and learning through NLPO's top-p action mask"),
     ):
