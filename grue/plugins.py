@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import importlib.util
 import os
 import pkgutil
 from importlib.metadata import entry_points
@@ -27,19 +28,22 @@ class PluginError(ImportError):
 
 
 _loaded: set[str] = set()
-_scanned: set[str] = set()
+_scanned: set[tuple[str, str | None]] = set()
 
 
-def import_package_modules(package: str) -> None:
-    """Import every module of a package (not its sub-packages), once: how registries find the modules
-    that register into them, instead of keeping a list of them."""
-    if package in _scanned:
+def import_package_modules(package: str, subpackage_module: str | None = None) -> None:
+    """Import every module of a package, and each sub-package's `subpackage_module` where it has one,
+    once: how registries find the modules that register into them, instead of keeping a list of them."""
+    if (package, subpackage_module) in _scanned:
         return
-    _scanned.add(package)
+    _scanned.add((package, subpackage_module))
     root = importlib.import_module(package)
     for module in pkgutil.iter_modules(root.__path__):
+        name = f"{package}.{module.name}"
         if not module.ispkg:
-            importlib.import_module(f"{package}.{module.name}")
+            importlib.import_module(name)
+        elif subpackage_module and importlib.util.find_spec(f"{name}.{subpackage_module}") is not None:
+            importlib.import_module(f"{name}.{subpackage_module}")
 _loading = False
 
 

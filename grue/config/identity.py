@@ -11,6 +11,7 @@ while it holds its default it is left out, so runs from before it existed keep t
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import json
 from typing import Any
@@ -47,15 +48,18 @@ def _get(data: dict[str, Any], path: tuple[str, ...]) -> Any:
 
 
 def _defaults_omitted_when_unset() -> dict[str, Any]:
-    """Dotted key -> default of every field marked HASHED_WHEN_SET."""
-    from grue.config.constraints import schema_fields
+    """Dotted key -> default of every field marked HASHED_WHEN_SET (the current schema's)."""
     from grue.config.schema import run_schema
 
-    out = {}
-    for key, item, _ in schema_fields(run_schema()):
-        if item.metadata.get(HASHED_WHEN_SET):
-            out[key] = item.default
-    return out
+    return _marked_defaults(run_schema())
+
+
+@functools.lru_cache(maxsize=8)
+def _marked_defaults(schema: type) -> dict[str, Any]:
+    """Walked once per schema: the board hashes every run it reads."""
+    from grue.config.constraints import schema_fields
+
+    return {key: item.default for key, item, _ in schema_fields(schema) if item.metadata.get(HASHED_WHEN_SET)}
 
 
 def semantic_config(data: dict[str, Any]) -> dict[str, Any]:

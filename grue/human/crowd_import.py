@@ -16,7 +16,6 @@ texts, an `assignment` slot gives the order, and must be one of the study's slot
 from __future__ import annotations
 
 import json
-import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +26,7 @@ from grue.human.crowd_export import csv_order
 from grue.human.db import answers, open_database, raters
 from grue.human.study import Item, Study
 from grue.human.validate import AnswerRefused, parse_answer
-from grue.storage.inputs import InputError, Problems, csv_records
+from grue.storage.inputs import InputError, Problems, csv_records, seconds_field
 
 
 class ImportRefused(ValueError):
@@ -94,18 +93,6 @@ def _comparison_order(study: Study, item: Item, row: dict[str, str]) -> list[int
     return slot_order
 
 
-def _seconds(raw: str | None) -> float | None:
-    if not raw:
-        return None
-    try:
-        value = float(raw)
-    except ValueError:
-        raise AnswerRefused(f"WorkTimeInSeconds {raw!r} is not a number") from None
-    if not 0 <= value < math.inf:
-        raise AnswerRefused(f"WorkTimeInSeconds {raw!r} is not a finite, non-negative number")
-    return value
-
-
 def _parse_row(study: Study, row: dict[str, str], platform: str, line: int) -> ImportedAnswer:
     worker, item_id = _field(row, "WorkerId", ""), _field(row, "item_id", "Input.")
     if not worker:
@@ -116,7 +103,10 @@ def _parse_row(study: Study, row: dict[str, str], platform: str, line: int) -> I
     names = study.axes if study.kind == "ratings" else ["choice"]
     fields = {name: value for name in names if (value := _field(row, name, "Answer.")) not in (None, "")}
     order = _comparison_order(study, item, row) if study.kind == "comparisons" else []
-    seconds = _seconds(_field(row, "WorkTimeInSeconds", ""))
+    try:
+        seconds = seconds_field(_field(row, "WorkTimeInSeconds", ""), "WorkTimeInSeconds")
+    except ValueError as err:
+        raise AnswerRefused(str(err)) from None
     return ImportedAnswer(f"{platform}:{worker}", item_id, parse_answer(study, item, fields, order), seconds, line)
 
 

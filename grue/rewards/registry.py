@@ -13,9 +13,6 @@ only when a config names it.
 from __future__ import annotations
 
 import difflib
-import importlib
-import importlib.util
-import pkgutil
 from pathlib import Path
 from typing import Any, Callable, Optional, Protocol, Sequence
 
@@ -31,7 +28,6 @@ class Reward(Protocol):
 CRITIC_CACHE = "critic_cache"  # a run directory's folder of dense-critic judgements (grue/run/run_dir.py)
 RewardFactory = Callable[[Any], Reward]  # (resolved run config) -> Reward
 _FACTORIES: dict[str, RewardFactory] = {}
-_SCANNED: list[bool] = []
 
 
 def register_reward(name: str) -> Callable[[RewardFactory], RewardFactory]:
@@ -47,12 +43,7 @@ def _load_all() -> None:
     module (once), and the plugins."""
     from grue.plugins import import_package_modules, load_plugins
 
-    if not _SCANNED:
-        import_package_modules(__package__)
-        for sub in pkgutil.iter_modules(importlib.import_module(__package__).__path__):
-            if sub.ispkg and importlib.util.find_spec(f"{__package__}.{sub.name}.reward") is not None:
-                importlib.import_module(f"{__package__}.{sub.name}.reward")
-        _SCANNED.append(True)
+    import_package_modules(__package__, subpackage_module="reward")
     load_plugins()
 
 

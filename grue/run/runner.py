@@ -139,7 +139,8 @@ class Run:
             raise SystemExit(code)
         return self.dir.path
 
-    def _bar(self, description: str, total: int, completed: int = 0):
+    def bar(self, description: str, total: int, completed: int = 0):
+        """The run's progress bar; the processes that do not speak for the run get a silent one."""
         return progress_bar(description, total, completed) if self.main else nullcontext(_NoBar())
 
     def _reuse(self, announce: bool = True) -> bool:
@@ -226,15 +227,12 @@ class Run:
     def say(self, message: str, warning: bool = False) -> None:
         console.print(f"[yellow]\\[grue] {message}[/]" if warning else f"\\[grue] {message}", soft_wrap=warning)
 
-    def bar(self, description: str, total: int, completed: int = 0):
-        return self._bar(description, total, completed)
-
     def evaluate(self, policy: Any, scorers: Any, samples: list, split: str, trained: Trained | None = None):
         """Generate for and score one split; an NLPO run decodes through its mask (`trained`)."""
         trained = trained or Trained()
         models = [policy.model, *trained.eval_models]
         gathered = self.sharding.gathered(models) if self.sharding else nullcontext()
-        with self._bar(f"evaluating {split}", len(samples)) as bar, gathered:  # sharded: whole while generating
+        with self.bar(f"evaluating {split}", len(samples)) as bar, gathered:  # sharded: whole while generating
             return evaluate_split(self.cfg, policy, scorers, samples, progress=bar.advance, accelerator=self.accelerator,
                                   make_processors=trained.eval_processors)
 

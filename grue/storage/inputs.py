@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Optional
@@ -147,6 +148,19 @@ def read_records(path: Path | str, fields: tuple[Field, ...], what: str = "JSONL
     if not rows:
         raise InputError(f"{path}: the {what} is empty (no records)")
     return rows
+
+
+def seconds_field(raw: str | None, name: str) -> Optional[float]:
+    """A time in seconds from a CSV cell (None when blank); ValueError names `name` and why it is not one."""
+    if raw is None or not raw.strip():
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"{name} {raw!r} is not a number of seconds") from None
+    if not 0 <= value < math.inf:
+        raise ValueError(f"{name} {raw!r} is not a finite, non-negative number of seconds")
+    return value
 
 
 @dataclass(frozen=True)

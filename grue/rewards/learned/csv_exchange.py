@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence
 
 from grue.rewards.learned.comparisons import Comparison
 from grue.storage.atomic import atomic_write_text
-from grue.storage.inputs import InputError, Problems, csv_records
+from grue.storage.inputs import InputError, Problems, csv_records, seconds_field
 
 COLUMNS = {  # field -> accepted column names, grue's first
     "query_id": ("query_id", "Input.query_id"),
@@ -59,19 +58,6 @@ def _columns(header: Sequence[str], path: Path) -> dict[str, Optional[str]]:
     return cols
 
 
-def _seconds(raw: str) -> Optional[float]:
-    """A row's time in seconds (None when blank); ValueError says why it is not one."""
-    if not raw.strip():
-        return None
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ValueError(f"time {raw!r} is not a number of seconds") from None
-    if not 0 <= value < math.inf:
-        raise ValueError(f"time {raw!r} is not a finite, non-negative number of seconds")
-    return value
-
-
 def import_answers_csv(path: Path, queries: Sequence[Comparison]) -> ImportedAnswers:
     """Answer records for the rows of a results CSV (in file order), or an InputError listing every
     bad row by its line number."""
@@ -101,7 +87,7 @@ def import_answers_csv(path: Path, queries: Sequence[Comparison]) -> ImportedAns
             problems.add(record.line, f"chosen {chosen} is not a candidate index (0..{query.k - 1})")
             continue
         try:
-            seconds = _seconds(row["time_s"])
+            seconds = seconds_field(row["time_s"], "time")
         except ValueError as err:
             problems.add(record.line, str(err))
             continue

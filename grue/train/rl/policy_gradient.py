@@ -15,6 +15,8 @@ from typing import Optional
 
 import torch
 
+from grue.train.rl.ppo_loss import clipped_surrogate, masked_mean, ratio_diagnostics
+
 # How the loss averages its per-token terms (the weight each token of episode i gets, before the
 # minibatch scaling; N sequences and N_tok valid tokens in the iteration's rollout, |o_i| tokens in
 # episode i, L the generation budget `rollout.max_new_tokens`):
@@ -121,15 +123,11 @@ def weighted_clipped_loss(new_logp: torch.Tensor, old_logp: torch.Tensor, advant
     aggregation (episode_weights). `kl` is a per-token KL in the loss (GRPO's k3), or None."""
     weights = weights.to(new_logp.dtype)
     selected = (weights != 0).to(new_logp.dtype)
-    count = selected.sum().clamp(min=1)
-    log_ratio = new_logp - old_logp
-    ratio = torch.exp(log_ratio)
-    surrogate = torch.min(ratio * advantages, torch.clamp(ratio, 1 - clip_range, 1 + clip_range) * advantages)
+    ratio, log_ratio, surrogate = clipped_surrogate(new_logp, old_logp, advantages, clip_range)
     policy = -(surrogate * weights).sum()
     kl_term = (kl * weights).sum() if kl is not None else torch.zeros((), device=new_logp.device)
     loss = policy + kl_coef * kl_term - ent_coef * (entropy * weights).sum()
+    approx_kl, clip_fraction = ratio_diagnostics(ratio, log_ratio, selected, clip_range)
     with torch.no_grad():
-        approx_kl = (((ratio - 1) - log_ratio) * selected).sum() / count
-        clip_fraction = (((ratio - 1).abs() > clip_range).to(selected.dtype) * selected).sum() / count
-        entropy_mean = (entropy * selected).sum() / count
+        entropy_mean = masked_mean(entropy, selected)
     return WeightedLoss(loss, policy, kl_term, entropy_mean, approx_kl, clip_fraction)

@@ -36,6 +36,25 @@ class PolicyTerms:
     clip_fraction: torch.Tensor
 
 
+def clipped_surrogate(new_logp: torch.Tensor, old_logp: torch.Tensor, advantages: torch.Tensor,
+                      clip_range: float) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(r, log r, min(r A, clip(r, 1-eps, 1+eps) A)) per token: the clipped objective every PPO-clip
+    method here shares (PPO, NLPO, and the critic-free ones in grue/train/rl/policy_gradient.py)."""
+    log_ratio = new_logp - old_logp
+    ratio = torch.exp(log_ratio)
+    surrogate = torch.min(ratio * advantages, torch.clamp(ratio, 1 - clip_range, 1 + clip_range) * advantages)
+    return ratio, log_ratio, surrogate
+
+
+@torch.no_grad()
+def ratio_diagnostics(ratio: torch.Tensor, log_ratio: torch.Tensor, mask: torch.Tensor,
+                      clip_range: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """(approximate KL (r - 1) - log r, share of clipped ratios), token means over the mask."""
+    approx_kl = masked_mean((ratio - 1) - log_ratio, mask)
+    clip_fraction = masked_mean(((ratio - 1).abs() > clip_range).to(mask.dtype), mask)
+    return approx_kl, clip_fraction
+
+
 def policy_terms(new_logp: torch.Tensor, old_logp: torch.Tensor, advantages: torch.Tensor, entropy: torch.Tensor,
                  mask: torch.Tensor, clip_range: float, ent_coef: float,
                  normalise_advantages: bool = True) -> PolicyTerms:
@@ -43,14 +62,10 @@ def policy_terms(new_logp: torch.Tensor, old_logp: torch.Tensor, advantages: tor
     mask = mask.to(new_logp.dtype)
     if normalise_advantages:
         advantages = normalise(advantages, mask)
-    log_ratio = new_logp - old_logp
-    ratio = torch.exp(log_ratio)
-    surrogate = torch.min(ratio * advantages, torch.clamp(ratio, 1 - clip_range, 1 + clip_range) * advantages)
+    ratio, log_ratio, surrogate = clipped_surrogate(new_logp, old_logp, advantages, clip_range)
     policy_loss = -masked_mean(surrogate, mask)
     entropy_mean = masked_mean(entropy, mask)
-    with torch.no_grad():
-        approx_kl = masked_mean((ratio - 1) - log_ratio, mask)
-        clip_fraction = masked_mean(((ratio - 1).abs() > clip_range).to(mask.dtype), mask)
+    approx_kl, clip_fraction = ratio_diagnostics(ratio, log_ratio, mask, clip_range)
     return PolicyTerms(policy_loss - ent_coef * entropy_mean, policy_loss, entropy_mean, approx_kl, clip_fraction)
 
 
