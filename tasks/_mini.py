@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from tasks import _critic_free
 
 # A causal LM reads its prompt to the end: left truncation keeps the zero-shot cue (data.prompt_suffix)
 # that tells it where to answer. Mini prompts are sized to fit whole anyway.
@@ -46,6 +45,4 @@ def nlpo(max_new_tokens: int) -> dict[str, Any]:
 def algos(max_new_tokens: int) -> dict[str, dict[str, Any]]:
     """The mini presets of the RL algorithms (supervised and zero-shot need none)."""
     return {"ppo": rl(max_new_tokens), "nlpo": nlpo(max_new_tokens),
-            "supervised_ppo": rl(max_new_tokens), "supervised_nlpo": nlpo(max_new_tokens),
-            # the critic-free methods on PPO's budget and settings (tasks/_critic_free.py)
-            **_critic_free.presets(rl(max_new_tokens), nlpo(max_new_tokens), rl(max_new_tokens))}
+            "supervised_ppo": rl(max_new_tokens), "supervised_nlpo": nlpo(max_new_tokens)}

@@ -10,7 +10,7 @@ the reward; CPU-sized and not comparable to the paper.
 from grue.data.cnn_dailymail import MINI_SOURCE, PROMPT_PREFIX, load_cnn_dailymail_splits  # noqa: F401
 from grue.config.task_spec import DIVERSITY_METRICS, TaskSpec
 from grue.human.protocol import Protocol
-from tasks import _critic_free, _mini
+from tasks import _mini
 
 HUB_CONFIG = "3.0.0"  # the dataset's subset directory (data.config)
 _MINI_TOKENS = 48     # the generated highlights are about 36 tokens
@@ -112,7 +112,6 @@ TASK = TaskSpec(
             # Published warm start: model.supervised_init=rajkumarrrk/t5-base-fine-tuned-on-cnn-dm
             "supervised_ppo": {**_SUP_RL, **_TOP_K_100},
             "supervised_nlpo": {**_SUP_RL, **_TOP_K_100, **_NLPO_MU30},
-            **_critic_free.presets({**_RL, **_TOP_K_50}, {**_RL, **_TOP_K_100, **_NLPO_MU20}, {**_SUP_RL, **_TOP_K_100}),
         },
         "mini": _mini.algos(_MINI_TOKENS),
     },

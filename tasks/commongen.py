@@ -10,7 +10,7 @@ not comparable to the paper.
 from grue.data.commongen import CONCEPT_SEPARATOR, MINI_SOURCE, PROMPT_PREFIX, load_commongen_splits  # noqa: F401
 from grue.config.task_spec import DIVERSITY_METRICS, TaskSpec
 from grue.human.protocol import Protocol
-from tasks import _critic_free, _mini
+from tasks import _mini
 
 _MINI_TOKENS = 20  # one sentence
 
@@ -111,7 +111,6 @@ TASK = TaskSpec(
             # Published warm start: model.supervised_init=rajkumarrrk/t5-common-gen
             "supervised_ppo": _SUP_RL,
             "supervised_nlpo": {**_SUP_RL, **_NLPO},
-            **_critic_free.presets(_RL, {**_RL, **_NLPO}, _SUP_RL),
         },
         "mini": _mini.algos(_MINI_TOKENS),
     },

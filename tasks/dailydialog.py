@@ -13,7 +13,7 @@ from grue.data.dailydialog import CONTEXT_SIZE, MINI_SOURCE, UTTERANCE_SEPARATOR
 from grue.data.dailydialog import load_dailydialog_splits
 from grue.config.task_spec import DIVERSITY_METRICS, TaskSpec
 from grue.human.protocol import Protocol
-from tasks import _critic_free, _mini
+from tasks import _mini
 
 _MINI_TOKENS = 20  # the reference code's generation length
 INTENT_CLASSIFIER = "rajkumarrrk/roberta-daily-dialog-intent-classifier"  # reference code
@@ -113,7 +113,6 @@ TASK = TaskSpec(
             # Published warm start: model.supervised_init=rajkumarrrk/gpt2-fine-tuned-on-daily-dialog
             "supervised_ppo": _SUP_RL,
             "supervised_nlpo": {**_SUP_RL, **_NLPO},
-            **_critic_free.presets(_RL, {**_RL, **_NLPO}, _SUP_RL),
         },
         "mini": _mini.algos(_MINI_TOKENS),
     },

@@ -10,7 +10,6 @@ to the paper.
 from grue.data.imdb import continuation_target, load_imdb_splits, positive_only
 from grue.config.task_spec import DIVERSITY_METRICS, TaskSpec
 from grue.human.protocol import Protocol
-from tasks import _critic_free
 
 _RL_PAPER = {  # Table 4: identical PPO/NLPO rows; 64000 / 1280 = 50 iterations
     "ppo": {"learning_rate": 1e-6, "total_steps": 64000, "steps_per_update": 1280, "batch_size": 64,
@@ -100,15 +99,12 @@ TASK = TaskSpec(
             # Its published warm start is reachable with model.supervised_init=rajkumarrrk/gpt2-fine-tuned-on-imdb-positive-reviews
             "supervised_ppo": _RL_PAPER,
             "supervised_nlpo": {**_RL_PAPER, **_NLPO_PAPER},
-            **_critic_free.presets(_RL_PAPER, {**_RL_PAPER, **_NLPO_PAPER}, _RL_PAPER),
         },
         "mini": {
             "ppo": _RL_MINI,
             "nlpo": {**_RL_MINI, **_NLPO_MINI},
             "supervised_ppo": _RL_MINI,
             "supervised_nlpo": {**_RL_MINI, **_NLPO_MINI},
-            # PPO's minutes: the same 6,144 tokens, epochs and minibatches, and no critic pass at all
-            **_critic_free.presets(_RL_MINI, {**_RL_MINI, **_NLPO_MINI}, _RL_MINI),
         },
     },
     data_description={

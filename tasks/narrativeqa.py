@@ -13,7 +13,7 @@ from grue.data.narrativeqa import LOWERCASE as LOWERCASE_INPUTS  # noqa: F401
 from grue.data.narrativeqa import MINI_SOURCE, PROMPT_SEPARATOR, load_narrativeqa_splits  # noqa: F401
 from grue.config.task_spec import DIVERSITY_METRICS, TaskSpec
 from grue.human.protocol import Protocol
-from tasks import _critic_free, _mini
+from tasks import _mini
 
 _MINI_TOKENS = 16  # the generated answers are 2-8 tokens
 SUPERVISED_MODEL = "allenai/unifiedqa-t5-base"  # section B.7: the Supervised row is UnifiedQA
@@ -110,7 +110,6 @@ TASK = TaskSpec(
             "nlpo": {**_RL, **_NLPO},
             "supervised_ppo": _SUP_RL,
             "supervised_nlpo": {**_SUP_RL, **_NLPO},
-            **_critic_free.presets(_RL, {**_RL, **_NLPO}, _SUP_RL),
         },
         "mini": _mini.algos(_MINI_TOKENS),
     },

@@ -11,7 +11,7 @@ METEOR as the reward; CPU-sized and not comparable to the paper.
 from grue.data.totto import MINI_SOURCE, load_totto_splits
 from grue.config.task_spec import DIVERSITY_METRICS, TaskSpec
 from grue.human.protocol import Protocol
-from tasks import _critic_free, _mini
+from tasks import _mini
 
 _MINI_TOKENS = 32  # the generated descriptions are about 28 tokens
 
@@ -116,7 +116,6 @@ TASK = TaskSpec(
             # Published warm start: model.supervised_init=rajkumarrrk/t5-base-fine-tuned-on-totto
             "supervised_ppo": _SUP_RL,
             "supervised_nlpo": {**_SUP_RL, **_NLPO},
-            **_critic_free.presets(_RL, {**_RL, **_NLPO}, _SUP_RL),
         },
         "mini": _mini.algos(_MINI_TOKENS),
     },

@@ -12,7 +12,7 @@ as the reward; CPU-sized and not comparable to the paper.
 from grue.data.wmt16 import IWSLT2017, MINI_SOURCE, PROMPT_PREFIX, load_wmt16_splits  # noqa: F401
 from grue.config.task_spec import DIVERSITY_METRICS, TaskSpec
 from grue.human.protocol import Protocol
-from tasks import _critic_free, _mini
+from tasks import _mini
 
 HUB_CONFIG = "de-en"  # the dataset's language-pair directory (data.config); source en, target de
 ALTERNATIVE_SOURCES = {"iwslt2017": IWSLT2017}
@@ -113,7 +113,6 @@ TASK = TaskSpec(
             # model.supervised_init=rajkumarrrk/t5-fine-tuned-on-iwslt2017en_de
             "supervised_ppo": _SUP_RL,
             "supervised_nlpo": {**_SUP_RL, **_NLPO},
-            **_critic_free.presets(_RL, {**_RL, **_NLPO}, _SUP_RL),
         },
         "mini": _mini.algos(_MINI_TOKENS),
     },

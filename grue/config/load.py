@@ -147,7 +147,10 @@ def load_config(args: Iterable[str] = (), base: Mapping[str, Any] | None = None)
     cfg = _merge(cfg, {"eval": {"metrics": list(task.metrics)}}, f"task {task_name}")
     cfg = _merge(cfg, task.base, f"{where} (base)")
     cfg = _merge(cfg, task.profiles.get(profile, {}), f"{where} (profile {profile})")
-    cfg = _merge(cfg, task.algos.get(profile, {}).get(algo, {}), f"{where} ({profile}/{algo})")
+    from grue.train.registry import get_algorithm
+
+    for layer in get_algorithm(algo).task_preset(task.algos.get(profile, {})):
+        cfg = _merge(cfg, layer, f"{where} ({profile}/{algo})")
     if base:
         cfg = _merge(cfg, OmegaConf.from_dotlist([f"{k}={v}" for k, v in base.items() if k != "task"]), "the caller")
     dotlist = [f"{k}={v}" for k, v in overrides.items()]

@@ -50,6 +50,16 @@ _CRITIC_FREE = (
      "reinforce_pp:ReinforcePPBaselineTrainer",
      "REINFORCE++ with each prompt's group mean reward subtracted first"),
 )
+# Samples per prompt on GRUE. GRPO's paper draws 64 per question in batches of 1,024 samples (Shao et al. 2024,
+# section 4.2); a GRUE iteration holds tens of episodes (IMDB paper: 1,280 tokens = 27 reviews of 48 tokens;
+# mini: 32), where 64 would make an iteration a single prompt. 4 per prompt is RLOO's k (its paper's larger
+# setting) and REINFORCE++-baseline's default, so the three group methods compare at the same group size.
+GROUP = 4
+# Each method's own settings on every task, over the task's PPO (NLPO, Supervised+PPO) preset: it spends
+# the same generated tokens, optimizer steps and KL controller, and only its advantages and loss differ.
+_OWN_PRESET = {"grpo": {"grpo": {"group_size": GROUP}}, "rloo": {"rloo": {"k": GROUP}},
+               "reinforce_pp": {},  # one sample per prompt, as the paper's REINFORCE++
+               "reinforce_pp_baseline": {"reinforce_pp_baseline": {"group_size": GROUP}}}
 _DATACLASS = {"grpo": "GRPOConfig", "rloo": "RLOOConfig", "reinforce_pp": "ReinforcePPConfig",
               "reinforce_pp_baseline": "ReinforcePPBaselineConfig"}
 
@@ -59,12 +69,14 @@ for _name, _label, _group, (_colour, _sup_colour, _mask_colour), _trainer, _what
     _reads = RL_GROUPS + (_group,)
     for _algo in (
         Algorithm(_name, _label, _colour, trains="rl", reads=_reads, trainer=f"grue.train.rl.{_trainer}",
-                  config_groups=_groups, description=_what),
+                  config_groups=_groups, description=_what, presets_from="ppo", preset=_OWN_PRESET[_name]),
         Algorithm(f"supervised_{_name}", f"Supervised+{_label}", _sup_colour, trains="rl",
                   reads=_reads + ("supervised",), trainer=f"grue.train.rl.{_trainer}", warm_start="supervised",
-                  config_groups=_groups, description=f"{_label} from the supervised run with the same settings and seed"),
+                  config_groups=_groups, description=f"{_label} from the supervised run with the same settings and seed",
+                  presets_from="supervised_ppo", preset=_OWN_PRESET[_name]),
         Algorithm(f"{_name}_mask", f"{_label} (masked)", _mask_colour, trains="rl", reads=_reads + ("nlpo",),
                   trainer=f"grue.train.rl.masked:Masked{_class}", config_groups=_groups,
-                  description=f"{_label} sampling and learning through NLPO's top-p action mask"),
+                  description=f"{_label} sampling and learning through NLPO's top-p action mask",
+                  presets_from="nlpo", preset=_OWN_PRESET[_name]),
     ):
         register_algorithm(_algo)

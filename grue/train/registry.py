@@ -43,6 +43,11 @@ class Algorithm:
     # do not read them, so adding one never changes an existing run's hash.
     config_groups: Mapping[str, str] = field(default_factory=dict)
     paper: bool = False                # one of the paper's six (its published numbers exist)
+    # Presets: a task that declares none for this algorithm gives it the ones it declares for
+    # `presets_from` (e.g. PPO's: the same budget in generated tokens), with `preset` merged on top
+    # (the algorithm's own settings on every task).
+    presets_from: Optional[str] = None
+    preset: Mapping[str, Any] = field(default_factory=dict)
     description: str = ""
 
     def __post_init__(self) -> None:
@@ -57,6 +62,12 @@ class Algorithm:
     def hashed_groups(self) -> tuple[str, ...]:
         """The top-level config keys its config hash covers (a whitelist: nothing else can change it)."""
         return COMMON_GROUPS + tuple(g for g in self.reads if g not in COMMON_GROUPS)
+
+    def task_preset(self, declared: Mapping[str, Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+        """The preset layers of this algorithm on a task whose profile declares `declared` (algo -> preset)."""
+        if self.name in declared or not self.presets_from:
+            return [declared.get(self.name, {})]
+        return [declared.get(self.presets_from, {}), self.preset]
 
     def trainer_class(self) -> Any:
         if not self.trainer:

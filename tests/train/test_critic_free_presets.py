@@ -1,6 +1,6 @@
 """The critic-free methods' presets: on every task and profile they take the task's own PPO settings
 (NLPO's for the masked variants, Supervised+PPO's for the warm-started ones), so they spend the same
-generated tokens and optimizer steps, and add only their own group (tasks/_critic_free.py)."""
+generated tokens and optimizer steps, and add only their own group (`presets_from` and `preset` in grue/train/algorithms.py)."""
 from __future__ import annotations
 
 import pytest
@@ -46,3 +46,12 @@ def test_imdb_mini_grpo_fits_one_round_of_whole_groups():
     c = cfg("imdb", "mini", "grpo")
     episodes = c.ppo.steps_per_update // c.rollout.max_new_tokens  # fixed-length 24-token reviews
     assert episodes == 32 and episodes % c.grpo.group_size == 0
+
+
+def test_a_task_that_declares_its_own_preset_for_a_method_keeps_it():
+    from grue.train.registry import get_algorithm
+
+    declared = {"ppo": {"ppo": {"epochs": 2}}, "grpo": {"ppo": {"epochs": 7}}}
+    assert get_algorithm("grpo").task_preset(declared) == [{"ppo": {"epochs": 7}}]
+    assert get_algorithm("rloo").task_preset(declared) == [{"ppo": {"epochs": 2}}, {"rloo": {"k": 4}}]
+    assert get_algorithm("ppo").task_preset({}) == [{}]

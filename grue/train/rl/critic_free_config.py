@@ -3,8 +3,8 @@
 Kept apart from the trainers so that building a config imports no model code. Each group holds only
 what its method adds to the shared `ppo` group (learning rate, budget in tokens, epochs, minibatches,
 clip range, entropy bonus, gradient clipping), the `kl` group (the controller of a KL penalty in the
-reward) and `rollout` (sampling). Defaults are each paper's own; the task files' presets say where a
-task differs (tasks/_critic_free.py). docs/algorithms.md explains every field.
+reward) and `rollout` (sampling). Defaults are each paper's own; the registry entries' `preset` says
+where GRUE differs on every task (grue/train/algorithms.py). docs/algorithms.md explains every field.
 """
 from __future__ import annotations
 
