@@ -49,7 +49,7 @@ def test_a_plugin_group_changes_the_hash_only_of_runs_that_read_it(toy_plugin, t
     assert config_hash(load_config(ppo)) == config_hash(load_config([*ppo, "toy.scale=3"]))
 
 
-def test_a_lower_is_better_plugin_metric_is_minimised_as_a_reward(toy_plugin, tiny_imdb_args):
+def test_a_lower_is_better_plugin_metric_as_a_reward_pays_more_for_the_lower_value(toy_plugin, tiny_imdb_args):
     from grue.rewards.registry import build_reward
 
     reward = build_reward(load_config([*tiny_imdb_args, "algo=ppo", "reward=toy_length"]))
@@ -58,7 +58,7 @@ def test_a_lower_is_better_plugin_metric_is_minimised_as_a_reward(toy_plugin, ti
     assert short == -2.0 and long == -20.0  # the shorter generation earns more: the length is minimised
 
 
-def test_an_rl_run_on_a_lower_is_better_plugin_reward_optimises_its_negation(toy_plugin, tiny_imdb_args):
+def test_an_rl_run_on_a_lower_is_better_plugin_reward_is_paid_its_negation(toy_plugin, tiny_imdb_args):
     path = run([*tiny_imdb_args, "algo=ppo", "reward=toy_length", "eval.metrics=[toy_length]"])
     train_log = [json.loads(line) for line in (path / "logs" / "train.jsonl").read_text().splitlines()]
     assert all(r["reward_mean"] < 0 for r in train_log)  # -length, never +length
