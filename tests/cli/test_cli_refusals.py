@@ -56,10 +56,12 @@ def test_grue_script_exits_2_without_traceback():
     assert "Traceback" not in proc.stderr and "task: unknown value 'nope'" in proc.stderr
 
 
-def test_tasks_lists_all_seven_as_runnable_with_their_data():
-    result = runner.invoke(app, ["tasks"], env={"COLUMNS": "250"})
+def test_tasks_lists_all_seven_as_runnable_with_their_data(tmp_path):
+    # an empty hub cache: the mini profile runs here, the paper profile says what it lacks (tests/cli/test_tasks_listing.py)
+    result = runner.invoke(app, ["tasks"], env={"COLUMNS": "250", "HF_HUB_CACHE": str(tmp_path)})
     assert result.exit_code == 0, result.output
     for name in ("imdb", "commongen", "cnn_dailymail", "totto", "wmt16", "narrativeqa", "dailydialog"):
         assert name in result.output
-    assert result.output.count(" yes ") == 14 and "no:" not in result.output  # 7 tasks x 2 profiles
+    assert result.output.count("runs here? yes") == 7 and "no:" not in result.output  # 7 tasks on mini
+    assert result.output.count("runs here? no, not in the hub cache") == 7  # and on paper, without a hub cache
     assert "SYNTHETIC" in result.output and "chatterbot" in result.output  # says which data each profile uses
