@@ -189,6 +189,11 @@ class KLConfig:
     init_coef: float = rule(0.1, NON_NEGATIVE)
     target: Optional[float] = rule(0.1, POSITIVE)     # null: the paper's "inf" target, no KL penalty (beta 0)
     k_beta: float = rule(0.2, NON_NEGATIVE)               # paper's rate; the reference code hard-codes 0.1; 0 keeps beta constant
+    # The unit of `target` (grue/train/rl/kl.py): `token`, the rollout's mean per-token KL (RL4LMs and every
+    # GRUE table), or `episode`, each episode's summed KL averaged over episodes (Ziegler's 6 and 10 nats,
+    # DRLC's 6.0). Per episode = per token x generated tokens per episode. Added after runs existed: left out
+    # of the hash while `token` (grue/config/identity.py).
+    target_unit: str = field(default="token", metadata={RULE_KEY: OneOf(("token", "episode")), HASHED_WHEN_SET: True})
 
 
 @dataclass

@@ -97,7 +97,7 @@ class RLTrainer:
         # what a sharded checkpoint holds, by name (grue.runtime.sharding.save_shards)
         self._owner = torch.nn.ModuleDict({"policy": policy.model, **({"value": value} if value is not None else {}),
                                            **extra})
-        self.kl_ctl = AdaptiveKLController(cfg.kl.init_coef, cfg.kl.target, cfg.kl.k_beta)
+        self.kl_ctl = AdaptiveKLController(cfg.kl.init_coef, cfg.kl.target, cfg.kl.k_beta, cfg.kl.target_unit)
         self.iteration = 0
         self.n_iters = max(1, cfg.ppo.total_steps // cfg.ppo.steps_per_update)
         self.data_gen = torch.Generator().manual_seed(int(cfg.seed))
@@ -285,14 +285,15 @@ class RLTrainer:
         else:
             mean_kl, reward_mean = kl_sum / max(valid, 1.0), reward_sum / max(episodes, 1.0)
         _check_finite(self.iteration + 1, mean_reward=reward_mean, mean_KL=mean_kl)
+        kl_per_episode = kl_sum / max(episodes, 1.0)  # each episode's summed KL, averaged (Ziegler's unit)
         algorithm_stats = self.algorithm_stats()
         beta_used = self.kl_ctl.value
         stats = self.update(exp)
-        self.kl_ctl.update(mean_kl)
+        self.kl_ctl.update(mean_kl, kl_per_episode)
         self.iteration += 1
         self.after_iteration()
         return {"iteration": self.iteration, "tokens": int(valid), "episodes": int(episodes),
-                "reward_mean": reward_mean, "kl": mean_kl,
+                "reward_mean": reward_mean, "kl": mean_kl, "kl_per_episode": kl_per_episode,
                 "kl_coef": beta_used, "next_kl_coef": self.kl_ctl.value, "rollout_s": rollout_s,
                 "update_s": time.perf_counter() - start - rollout_s, **algorithm_stats, **stats, **self._reward_stats()}
 
