@@ -52,8 +52,8 @@ def demo_command(extra: Sequence[str]) -> None:
     for arg in extra:
         if arg.startswith("output_dir="):
             out = arg.split("=", 1)[1]
-    console.print(f"[bold]grue demo[/]: IMDB on the mini profile, {' and '.join(DEMO_ALGOS)}, then the board; {EXPECTED}.",
-                  soft_wrap=True)
+    console.print(f"[bold]grue demo[/]: {EXPECTED}. IMDB on the mini profile: {' and '.join(DEMO_ALGOS)}, then the board.",
+                  highlight=False)
     started, runs, phases = time.monotonic(), {}, []
     for algo in DEMO_ALGOS:
         args = ["task=imdb", "profile=mini", f"algo={algo}", "seed=0", *extra]
@@ -67,22 +67,34 @@ def demo_command(extra: Sequence[str]) -> None:
     _closing(runs, board_dir, out, phases, time.monotonic() - started)
 
 
-def _closing(runs: dict[str, Path], board_dir: Path, out: str, phases: list[str], seconds: float) -> None:
-    say = lambda text="": console.print(text, soft_wrap=True, highlight=False)  # noqa: E731
-    say("\n[bold]== Results (test split, profile mini: not comparable to the paper)[/]")
+def results_lines(runs: dict[str, Path]) -> list[str]:
+    """The closing table: one short line per run (under 50 columns, so it never wraps at 80)."""
+    lines = [f"  {'algorithm':<12}{'sentiment ↑':>12}{'perplexity ↓':>14}"]
     for algo, run_dir in runs.items():
-        say(f"  {algo:<10} sentiment {_headline(run_dir, 'sentiment'):.3f}   perplexity "
-            f"{_headline(run_dir, 'perplexity'):.1f}")
+        lines.append(f"  {algo:<12}{_headline(run_dir, 'sentiment'):>12.3f}{_headline(run_dir, 'perplexity'):>14.1f}")
+    return lines
+
+
+def _closing(runs: dict[str, Path], board_dir: Path, out: str, phases: list[str], seconds: float) -> None:
+    # Sentences wrap at the console's width (80 in a piped log); paths and commands never break (they are
+    # copied), and the results table is narrow enough not to need it.
+    say = lambda text="": console.print(text, highlight=False)  # noqa: E731
+    whole = lambda text: console.print(text, soft_wrap=True, highlight=False)  # noqa: E731
+    say("\n[bold]== Results[/] (test split, profile mini: not comparable to the paper)")
+    for line in results_lines(runs):
+        whole(line)
     for line in _one_seed_block(runs):
         say(line)
     say("\n[bold]== Where everything is[/]")
     for algo, run_dir in runs.items():
-        say(f"  {run_dir}/  ({algo}: config.yaml, results.json, predictions/, logs/"
-            f"{', model/' if (run_dir / 'model').is_dir() else ''})")
-    say(f"  {board_dir}/leaderboard.md, .csv, .json: the tables")
-    say(f"  {board_dir}/site/index.html: the board as a web page (open it in a browser)")
+        whole(f"  {run_dir}/")
+        say(f"      {algo}: config.yaml, results.json, predictions/, logs/{', model/' if (run_dir / 'model').is_dir() else ''}")
+    whole(f"  {board_dir}/leaderboard.md, .csv, .json")
+    say("      the tables")
+    whole(f"  {board_dir}/site/index.html")
+    say("      the board as a web page (open it in a browser)")
     say("\n[bold]== Next[/]")
     for command, why in NEXT_COMMANDS:
-        say(f"  {command.format(out=out)}")
+        whole(f"  {command.format(out=out)}")
         say(f"      {why}")
     say(f"\nDone in {clock(seconds)} ({', '.join(phases)}).")
