@@ -20,7 +20,7 @@ from typing import Optional
 
 import typer
 
-from grue.commands.errors import GrueGroup
+from grue.commands.plugin_help import PluginHelpCommand, PluginHelpGroup
 
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 # Keep the terminal for grue's own progress display: no per-file load reports or weight-loading bars.
@@ -28,7 +28,7 @@ os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 
 # rich_markup_mode=None: help texts are shown as written, so `[split=test]` is not eaten as Rich markup.
-app = typer.Typer(cls=GrueGroup, add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+app = typer.Typer(cls=PluginHelpGroup, add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   rich_markup_mode=None,
                   help="Train and score language models on the GRUE benchmark (RL4LMs / NLPO).")
 ArgList = Optional[list[str]]
@@ -42,7 +42,7 @@ def _load(args: ArgList):
     return load_config(args or [])  # a ConfigError becomes one line in GrueGroup
 
 
-@app.command()
+@app.command(cls=PluginHelpCommand)
 def tasks() -> None:
     """List the tasks: the seven GRUE tasks, task files (task=path, GRUE_TASKS_PATH) and plugin tasks, with
     data per profile, backbone, metrics, rewards, whether they run, and where each came from."""
@@ -51,7 +51,7 @@ def tasks() -> None:
     print_tasks()
 
 
-@app.command()
+@app.command(cls=PluginHelpCommand)
 def algos() -> None:
     """List the registered algorithms: what each trains, the config groups it reads, its warm start."""
     from grue.commands.algos import print_algorithms
@@ -72,7 +72,7 @@ def config(args: ArgList = PAIRS) -> None:
     typer.echo(f"# config_hash: {config_hash(cfg)}")
 
 
-@app.command()
+@app.command(cls=PluginHelpCommand)
 def run(args: ArgList = PAIRS) -> None:
     """Train and evaluate one run: grue run task=TASK|path/to/task.yaml algo=ALGO seed=N [profile=paper|mini] [any config key=value].
 

@@ -78,3 +78,24 @@ def load_plugins() -> None:
             _loaded.add(name)
     finally:
         _loading = False
+
+
+def installed() -> list[tuple[str, str]]:
+    """What extends grue here, for the --help texts: (where it is declared, what it names). Read from the
+    environment and the installed distributions' metadata only: no plugin is imported, so --help stays fast
+    and works even when a plugin is broken."""
+    from importlib.metadata import entry_points as points
+
+    found = [(ENV_VAR, name.strip()) for name in os.environ.get(ENV_VAR, "").split(",") if name.strip()]
+    for group in (ENTRY_POINT_GROUP, "grue.tasks"):
+        for point in points(group=group):
+            dist = getattr(point, "dist", None)
+            origin = f" (package {dist.metadata['Name']} {dist.version})" if dist is not None else ""
+            found.append((f"{group} entry point", f"{point.name} = {point.value}{origin}"))
+    from grue.task_files.discover import ENV_VAR as TASKS_PATH, path_entries
+
+    try:
+        found.extend((TASKS_PATH, str(path)) for path in path_entries())
+    except Exception as err:  # noqa: BLE001 - a wrong entry is reported by the commands that read it
+        found.append((TASKS_PATH, str(err)))
+    return found
