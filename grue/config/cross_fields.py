@@ -60,6 +60,15 @@ def _labeler_problems(r: Mapping[str, Any]) -> Iterator[str]:
             yield problem
 
 
+def _schedule_problems(values: Mapping[str, Any]) -> Iterator[str]:
+    """A batched or online label schedule whose rounds cannot all start in the run's RL iterations."""
+    from grue.rewards.learned.plan import schedule_problem
+
+    problem = schedule_problem(values["reward"], values["ppo"])
+    if problem:
+        yield problem
+
+
 def _critic_defaults() -> dict[str, Any]:
     from grue.config.schema import CriticConfig
 
@@ -103,4 +112,5 @@ def check_cross_fields(cfg: Any) -> None:
 def cross_field_problems(values: Mapping[str, Any]) -> Iterator[str]:
     """Every cross-field problem of a resolved config (`OmegaConf.to_container(cfg, resolve=True)`)."""
     yield from _labeler_problems(values["reward"])
+    yield from _schedule_problems(values)
     yield from _critic_problems(values)

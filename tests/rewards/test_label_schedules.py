@@ -4,9 +4,10 @@ import json
 
 import pytest
 
-from grue.config import load_config
+from grue.config import ConfigError, load_config
 from grue.rewards.learned.comparisons import latest_answers, read_comparisons
-from grue.rewards.learned.schedules import LABELS_FILE, online_label_target, schedule_rounds
+from grue.rewards.learned.plan import plan_fits, schedule_problem, start_iterations
+from grue.rewards.learned.schedules import LABELS_FILE, MODELS_DIR, online_label_target, schedule_rounds
 from grue.run.runner import Run
 
 
@@ -85,8 +86,12 @@ def test_online_plan_retrains_at_evenly_spaced_label_counts_where_l_of_n_reaches
 def test_online_schedule_in_a_run_follows_the_plan(tiny_imdb_args):
     path = run(schedule_args(tiny_imdb_args, "reward.schedule=online", "reward.labels=30", "reward.rounds=3",
                              "reward.initial_labels=10"))
-    rounds = json.loads((path / "results.json").read_text())["reward_learning"]["rounds"]
-    assert [r["labels"] for r in rounds] == [10, 16, 23]
+    learning = json.loads((path / "results.json").read_text())["reward_learning"]
+    rounds = learning["rounds"]
+    assert [r["labels"] for r in rounds] == [r["labels_planned"] for r in rounds] == [10, 16, 23]
+    assert [r["round"] for r in rounds] == [0, 1, 2] and [r["start_iteration"] for r in rounds] == [0, 1, 3]
+    # online labels up to the last retrain: 10 + (30 - 10) * 2 // 3 = 23 of the budget of 30
+    assert (learning["labels_budget"], learning["labels_planned"], learning["labels_used"]) == (30, 23, 23)
     records = read_comparisons(path / LABELS_FILE)
     sources = {q.query_id[:3]: q.candidates[0].source for q in records if q.labeler is None}
     # 5 iterations: round 1 starts at 5 * (1 - sqrt(2/3)) = 0.92 -> iteration 1; round 2 at 2.11 -> iteration 3
@@ -132,3 +137,64 @@ def test_a_batched_run_killed_after_its_second_round_resumes_to_the_same_metrics
     resumed = json.loads((run([*args, f"output_dir={tmp_path / 'b'}"]) / "results.json").read_text())
     assert resumed["metrics"] == straight["metrics"]
     assert resumed["reward_learning"] == straight["reward_learning"]
+
+
+# -- rounds that cannot all start (issue 27: 6 rounds in 5 iterations trained 4 of them on 35 of 51 labels) --
+
+ITERATIONS_5 = {"total_steps": 120, "steps_per_update": 24}  # the tiny run's 5 RL iterations
+
+
+def reward(schedule, labels, rounds, initial=None):
+    return {"schedule": schedule, "labels": labels, "rounds": rounds, "initial_labels": initial}
+
+
+def test_round_start_iterations_by_hand():
+    # batched, 3 rounds in 5 iterations: shares 0, 1/3, 2/3 -> iterations ceil(0), ceil(1.67), ceil(3.33)
+    assert start_iterations(schedule_rounds("batched", 30, 3), 5) == [0, 2, 4]
+    # online, 6 rounds in 5 iterations: 5 * (1 - sqrt(1 - j/6)) = 0, 0.44, 0.92, 1.46, 2.11, 2.96
+    assert start_iterations(schedule_rounds("online", 51, 6), 5) == [0, 1, 1, 2, 3, 3]
+    assert not plan_fits(schedule_rounds("online", 51, 6), 5)
+    assert plan_fits(schedule_rounds("online", 51, 4), 5)  # 0, 0.67, 1.46, 2.5 -> 0, 1, 2, 3
+
+
+@pytest.mark.parametrize("plan, largest, steps", [
+    # 6 online rounds in 5 iterations: 4 fit; 8 iterations (192 steps) fit all 6
+    (reward("online", 51, 6), 4, 192),
+    # more batched rounds than iterations: 5 fit; 6 rounds need 6 iterations
+    (reward("batched", 60, 6), 5, 144),
+    (reward("batched", 60, 9), 5, 216),
+])
+def test_a_schedule_whose_rounds_cannot_all_start_is_refused_with_the_largest_rounds_that_fit(plan, largest, steps):
+    problem = schedule_problem(plan, ITERATIONS_5)
+    assert f"the largest reward.rounds that fits is {largest}" in problem
+    assert f"raise ppo.total_steps to at least {steps}" in problem
+    fitting = {**plan, "rounds": largest}
+    assert schedule_problem(fitting, ITERATIONS_5) is None
+    assert schedule_problem({**plan, "rounds": largest + 1}, ITERATIONS_5) is not None
+    assert schedule_problem(plan, {"total_steps": steps, "steps_per_update": 24}) is None
+    assert schedule_problem(plan, {"total_steps": steps - 24, "steps_per_update": 24}) is not None
+
+
+def test_ziegler_s_twenty_online_retrains_do_not_fit_the_mini_preset_s_eight_iterations():
+    problem = schedule_problem(reward("online", 5000, 20), {"total_steps": 6144, "steps_per_update": 768})
+    assert "rounds 1 and 2 would both start at RL iteration 1 of 8" in problem
+    assert "the largest reward.rounds that fits is 6" in problem
+
+
+def test_more_rounds_than_iterations_are_refused_when_the_config_loads(tiny_imdb_args):
+    with pytest.raises(ConfigError, match="the largest reward.rounds that fits is 4"):
+        load_config(schedule_args(tiny_imdb_args, "reward.schedule=online", "reward.labels=51", "reward.rounds=6"))
+    with pytest.raises(ConfigError, match="round 5 would start after the last of the run's 5 RL iterations"):
+        load_config(schedule_args(tiny_imdb_args, "reward.schedule=batched", "reward.labels=60", "reward.rounds=6"))
+
+
+def test_as_many_batched_rounds_as_iterations_train_every_round_on_every_planned_label(tiny_imdb_args):
+    path = run(schedule_args(tiny_imdb_args, "reward.schedule=batched", "reward.labels=20", "reward.rounds=5"))
+    learning = json.loads((path / "results.json").read_text())["reward_learning"]
+    assert [r["round"] for r in learning["rounds"]] == [0, 1, 2, 3, 4]  # as reward_model/round<r> is named
+    assert sorted(p.name for p in (path / MODELS_DIR).glob("round*")) == [f"round{r}" for r in range(5)]
+    assert [r["labels"] for r in learning["rounds"]] == [4, 8, 12, 16, 20]
+    assert [r["start_iteration"] for r in learning["rounds"]] == [0, 1, 2, 3, 4]
+    assert learning["labels_used"] == learning["labels_planned"] == learning["labels_budget"] == 20
+    answers = latest_answers(read_comparisons(path / LABELS_FILE))
+    assert sorted({a.query_id[:3] for a in answers}) == ["r0-", "r1-", "r2-", "r3-", "r4-"] and len(answers) == 20

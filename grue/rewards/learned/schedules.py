@@ -19,8 +19,7 @@ query, so a killed run continues where it stopped and ends with the same labels.
 from __future__ import annotations
 
 import copy
-import math
-from dataclasses import dataclass
+import json
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
@@ -28,41 +27,16 @@ from grue.data.sample import Sample
 from grue.rewards.learned.comparisons import Comparison, latest_answers, read_comparisons
 from grue.rewards.learned.labelers import MockLabeler, label_file
 from grue.rewards.learned.model import RewardModel, is_reward_model_dir
+from grue.rewards.learned.plan import (SCHEDULES, Round, online_label_target, rl_iterations, round_of,  # noqa: F401
+                                       schedule_problem, schedule_rounds, start_iterations)
 from grue.rewards.learned.queries import extend_queries, query_samples
 from grue.rewards.learned.reward import LearnedReward
 from grue.rewards.learned.rng import isolated_rng
 from grue.rewards.learned.training import TrainingSettings, fit_reward_model
 
-SCHEDULES = ("offline", "batched", "online")
 LABELS_FILE = Path("labels") / "comparisons.jsonl"
 MODELS_DIR = Path("reward_model")
-
-
-@dataclass(frozen=True)
-class Round:
-    start: float  # share of the RL iterations done when the round begins
-    labels: int   # answered comparisons in all once the round has collected its share
-
-
-def online_label_target(n: float, initial: int, total: int) -> float:
-    """Ziegler's l(n): labels wanted before a share n of the RL episodes, N0 + (N - N0)(1 - (1 - n)^2)."""
-    return initial + (total - initial) * (1 - (1 - n) ** 2)
-
-
-def schedule_rounds(schedule: str, labels: int, rounds: int, initial_labels: Optional[int] = None) -> list[Round]:
-    """When each reward model is trained and on how many labels.
-
-    offline: one, on every label, before RL. batched: `rounds` equal shares at equal RL intervals.
-    online: `rounds` models (Ziegler: 20, the first before RL then 19 retrains) at evenly spaced label
-    counts L_j = N0 + (N - N0) j / rounds, each once l(n) reaches it, i.e. at n = 1 - sqrt(1 - j / rounds);
-    the labels l(n) would ask for after the last retrain are never used, so they are not collected.
-    """
-    if schedule == "offline":
-        return [Round(0.0, labels)]
-    if schedule == "batched":
-        return [Round(r / rounds, labels * (r + 1) // rounds) for r in range(rounds)]
-    initial = labels // rounds if initial_labels is None else initial_labels
-    return [Round(1 - math.sqrt(1 - j / rounds), initial + (labels - initial) * j // rounds) for j in range(rounds)]
+PLAN_FILE = MODELS_DIR / "plan.json"  # the schedule's rounds as planned: budget, start iterations, labels
 
 
 def check_schedule(cfg: Any) -> None:
@@ -79,6 +53,9 @@ def check_schedule(cfg: Any) -> None:
         raise ValueError("reward.initial_labels must lie between 2 and reward.labels")
     if int(cfg.num_processes) > 1:
         raise ValueError("label schedules run in one process (num_processes=1)")
+    problem = schedule_problem(r, cfg.ppo)
+    if problem:
+        raise ValueError(problem)
 
 
 class ScheduledReward:
@@ -101,19 +78,30 @@ class ScheduledReward:
                                    seed=int(cfg.seed))
         # rho as the reward model's backbone (Ziegler): copied now, before RL changes the policy.
         self.rho = None if r.backbone else (copy.deepcopy(policy.model.base_model).eval(), copy.deepcopy(policy.tokenizer))
+        self._write_plan(rl_iterations(cfg.ppo))
         self.round = 0
         with isolated_rng():
             self.current = self._prepare(0)
 
     # -- rounds ------------------------------------------------------------------------------------
-    def _round_of(self, iteration: int, n_iters: int) -> int:
-        return max(j for j, r in enumerate(self.plan) if r.start * n_iters <= iteration + 1e-9)
+    def _write_plan(self, iterations: int) -> None:
+        from grue.storage.atomic import atomic_write_json
+
+        r = self.cfg.reward
+        atomic_write_json(self.run_dir / PLAN_FILE, {
+            "schedule": r.schedule, "labels_budget": int(r.labels), "labels_planned": self.plan[-1].labels,
+            "iterations": iterations,
+            "rounds": [{"round": j, "start_iteration": start, "labels_planned": round_.labels}
+                       for j, (round_, start) in enumerate(zip(self.plan, start_iterations(self.plan, iterations)))]})
 
     def __call__(self, samples: Sequence[Sample], generations: Sequence[str]) -> list[float]:
-        wanted = self._round_of(*self.progress())
-        if wanted != self.round:
+        wanted = round_of(self.plan, *self.progress())
+        # One round after the other: the config check refuses plans whose rounds would share an
+        # iteration, and should a run ever get there anyway, no round (nor its labels) is skipped.
+        while self.round < wanted:
             with isolated_rng():
-                self.round, self.current = wanted, self._prepare(wanted)
+                self.current = self._prepare(self.round + 1)
+            self.round += 1
         return self.current(samples, generations)
 
     def _prepare(self, r: int) -> LearnedReward:
@@ -163,17 +151,36 @@ class ScheduledReward:
 
 
 def results_fields(run_dir: Path) -> dict:
-    """What results.json records of a run's label schedule (`reward_learning`: labels used, and each
-    round's labels and held-out reward-model accuracy / ROC AUC); nothing for a run without one."""
-    import json
+    """What a run's own files add to results.json: a label schedule's `reward_learning` (labels budgeted,
+    planned and used, and each round, named as its directory reward_model/round<r> is, with its planned
+    and used labels, start iteration and held-out reward-model accuracy / ROC AUC), and for an RL run
+    the KL it ended at (`training_kl`, grue.train.rl.kl.kl_results)."""
+    from grue.storage.atomic import read_jsonl
+    from grue.train.rl.kl import kl_results
 
-    rounds = sorted((Path(run_dir) / MODELS_DIR).glob("round*/reward_model.json"),
+    run_dir = Path(run_dir)
+    out: dict = {}
+    train_log = run_dir / "logs" / "train.jsonl"
+    if train_log.is_file():
+        out.update(kl_results(read_jsonl(train_log)))
+    rounds = sorted((run_dir / MODELS_DIR).glob("round*/reward_model.json"),
                     key=lambda p: int(p.parent.name.removeprefix("round")))
-    infos = [json.loads(p.read_text()) for p in rounds]
-    per_round = [{"round": i, "labels": info["train_comparisons"] + info["heldout_comparisons"],
-                  "heldout_accuracy": info["heldout_accuracy"], "heldout_auc": info["heldout_auc"]}
-                 for i, info in enumerate(infos)]
-    return {"reward_learning": {"labels_used": per_round[-1]["labels"], "rounds": per_round}} if infos else {}
+    if not rounds:
+        return out
+    plan_path = run_dir / PLAN_FILE
+    plan = json.loads(plan_path.read_text()) if plan_path.is_file() else {}
+    planned = {r["round"]: r for r in plan.get("rounds", [])}
+    per_round = []
+    for path in rounds:
+        info, number = json.loads(path.read_text()), int(path.parent.name.removeprefix("round"))
+        per_round.append({"round": number, "labels": info["train_comparisons"] + info["heldout_comparisons"],
+                          **({"labels_planned": planned[number]["labels_planned"],
+                              "start_iteration": planned[number]["start_iteration"]} if number in planned else {}),
+                          "heldout_accuracy": info["heldout_accuracy"], "heldout_auc": info["heldout_auc"]})
+    learning = {"labels_used": per_round[-1]["labels"], "rounds": per_round}
+    if plan:
+        learning = {"labels_budget": plan["labels_budget"], "labels_planned": plan["labels_planned"], **learning}
+    return {**out, "reward_learning": learning}
 
 
 def build_run_reward(cfg: Any, run_dir: Path, policy: Any, train: Sequence[Sample],
