@@ -19,9 +19,10 @@ from grue.board.metric_info import higher_is_better
 # the setting (the config without the seed; `setting_label` names the keys that differ, see setting.py).
 VARIANT_KEYS: list[str] = ["reward", "init_model", "setting", "setting_label"]
 ROW_KEYS: list[str] = ["task", "algo", "reward", "init_model", "profile", "setting", "setting_label"]
-SEED_COLUMNS: list[str] = ROW_KEYS + ["seed", "split", "metric", "value", "higher_is_better", "n_samples", "run_dir"]
+SEED_COLUMNS: list[str] = ROW_KEYS + ["seed", "split", "metric", "value", "higher_is_better", "n_samples", "run_dir",
+                                    "verified"]
 AGG_COLUMNS: list[str] = ROW_KEYS + ["split", "metric", "higher_is_better", "n", "mean", "std", "sem",
-                                     "ci_low", "ci_high", "seeds", "n_samples"]
+                                     "ci_low", "ci_high", "seeds", "n_samples", "verified"]
 CONFIDENCE = 0.95
 
 
@@ -36,7 +37,7 @@ def seed_frame(runs: list[Run]) -> pd.DataFrame:
                 rows.append({
                     **labels, "seed": run.seed, "split": split, "metric": metric,
                     "value": value, "higher_is_better": higher_is_better(metric, declared),
-                    "n_samples": run.n_samples(split), "run_dir": str(run.path),
+                    "n_samples": run.n_samples(split), "run_dir": str(run.path), "verified": run.verified,
                 })
     return pd.DataFrame(rows, columns=SEED_COLUMNS)
 
@@ -72,6 +73,8 @@ def aggregate(seeds: pd.DataFrame) -> pd.DataFrame:
         sizes = set(group["n_samples"].dropna())
         # Corpus-size statistics (unique n-gram counts) depend on how many samples were scored.
         row["n_samples"] = float(sizes.pop()) if len(sizes) == 1 else math.nan
+        # Seeds a board verified (grue leaderboard add re-scored their predictions): the tables' Verified mark.
+        row["verified"] = int(group["verified"].sum()) if "verified" in group else 0
         out.append(row)
     return pd.DataFrame(out, columns=AGG_COLUMNS)
 

@@ -59,6 +59,13 @@ class Run:
     def setting_items(self) -> dict[str, str]:
         return setting_items(self.doc)
 
+    @cached_property
+    def verified(self) -> bool:
+        """A board verified this run's results as they are now (`grue leaderboard add`, grue/board/submit/)."""
+        from grue.board.submit.record import is_verified
+
+        return is_verified(self.path)
+
     @property
     def setting(self) -> str:
         """The identity of the run's config without its seed (setting.py)."""

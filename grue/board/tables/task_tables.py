@@ -23,6 +23,17 @@ LABEL_COLUMNS: list[Column] = [
 MINI_NOTICE = ("Profile mini: small CPU-sized models, data and budgets (SmolLM2-135M, review snippets, a few "
                "iterations); its numbers are not comparable to the paper's rows or to paper-profile runs.")
 SETTING_COLUMN = Column("setting_label", "Setting")  # shown only when some algorithm has several settings
+VERIFIED_COLUMN = Column("verified", "Verified")  # shown only when a board verified some row's seeds
+VERIFIED_NOTE = ("Verified: the seeds' predictions were re-scored by `grue leaderboard add` when the bundle was "
+                 "added, and every claimed metric it could re-score agreed within its tolerance (docs/leaderboard.md, "
+                 "\"Submitting to a board\").")
+
+
+def verified_text(verified: float, n: float) -> str:
+    """"✓ verified" when every seed of a row was verified, "✓ k/n seeds" when some were, "" otherwise."""
+    if verified is None or not math.isfinite(verified) or verified <= 0:
+        return ""
+    return "✓ verified" if verified >= n else f"✓ {int(verified)}/{int(n)} seeds"
 
 
 def _source(frame: pd.DataFrame) -> pd.Series:
@@ -55,6 +66,8 @@ def task_table(agg: pd.DataFrame, task: str, split: str | None = None, with_pape
     metrics = metric_order(task, set(frame["metric"]))
     declared = frame.drop_duplicates("metric").set_index("metric")["higher_is_better"].to_dict()
     labels = LABEL_COLUMNS + ([SETTING_COLUMN] if (frame["setting_label"] != "").any() else [])
+    verified = "verified" in frame and bool((frame["verified"].fillna(0) > 0).any())
+    labels += [VERIFIED_COLUMN] if verified else []
     table = Table(title=_title(task, split), label_columns=labels,
                   value_columns=[Column(m, m, direction(m, {m: bool(declared[m])})) for m in metrics],
                   anchor=f"{task}-{split}")
@@ -74,6 +87,8 @@ def task_table(agg: pd.DataFrame, task: str, split: str | None = None, with_pape
         source = named.pop("source")
         named["algo"] = algo_label(named["algo"])
         named["n"] = _seeds_text(group["n"].max())
+        if verified:
+            named["verified"] = verified_text(group["verified"].max(), group["n"].max()) if source == "runs" else ""
         cells = {m: _cell(r, m) for m, r in group.iterrows()}
         flags |= {f"{m}: {c.flag}" for m, c in cells.items() if c.flag}
         note = ""
@@ -89,6 +104,8 @@ def task_table(agg: pd.DataFrame, task: str, split: str | None = None, with_pape
     if (frame.loc[frame["source"] == "runs", "setting_label"] != "").any():
         table.notes.append("Setting: the config keys in which the rows of one algorithm differ; each row averages "
                            "seeds of one setting only, never different settings.")
+    if verified:
+        table.notes.append(VERIFIED_NOTE)
     if tables_cited:
         cites = "; ".join(provenance(t) for t in sorted(tables_cited))
         table.notes.append(f"Rows marked paper are the published numbers ({cites}), not runs of ours.")
