@@ -86,3 +86,91 @@ def export(args: Optional[list[str]] = typer.Argument(None, help=EXPORT_HELP)) -
         typer.echo(f"  skipped {skipped.path}: {'; '.join(skipped.reasons)}")
     for fmt, paths in written.items():
         typer.echo(f"{fmt}: {paths[0]}" + (f" (+{len(paths) - 1} more)" if len(paths) > 1 else ""))
+
+
+BUNDLE_KEYS = {"out", "weights", "published"}
+BUNDLE_HELP = ("run directories or folders of runs, then key=value: out=FILE.tar.gz|DIR (default bundles/; a file "
+               "only when the runs hold one setting) weights=yes|no (add each seed's model/; default no) "
+               "published=HUB_ID|URL (where the weights can be fetched, recorded in the manifest and model card)")
+ADD_KEYS = {"board", "tolerance", "device"}
+ADD_HELP = ("bundle file(s), then key=value: board=DIR (its runs/ folder receives the seeds; default .) "
+            "tolerance=R (relative difference allowed between a claimed and a re-scored metric; default 0.001, "
+            "at least 0.0001 absolute) device=cpu|cuda (where model-based metrics are re-scored; default cpu)")
+
+
+def _split_words(words: list[str], allowed: set[str]) -> tuple[list[str], dict[str, str]]:
+    """Positional words and key=value options (only keys in `allowed` count as options)."""
+    positional = [w for w in words if w.partition("=")[0] not in allowed or "=" not in w]
+    return positional, parse_pairs([w for w in words if w not in positional], allowed)
+
+
+@leaderboard_app.command("bundle", help="Bundle finished runs for a board, one archive per setting. Example: "
+                                        "grue leaderboard bundle runs out=bundles")
+def bundle(args: Optional[list[str]] = typer.Argument(None, help=BUNDLE_HELP)) -> None:
+    from grue.board.submit.bundle import bundle_runs
+
+    paths, options = _split_words(args or [], BUNDLE_KEYS)
+    if not paths:
+        raise typer.BadParameter("name the run directories (or a folder of runs) to bundle, e.g. runs")
+    missing = [p for p in paths if not Path(p).exists()]
+    if missing:
+        raise typer.BadParameter(f"{', '.join(missing)}: no such run directory or folder")
+    weights = _choice(options, "weights", ("yes", "no"), "no") == "yes"
+    out = Path(options.get("out", "bundles"))
+    if out.name.endswith((".tar.gz", ".tgz")):
+        from grue.storage.writable import check_writable_file
+
+        check_writable_file(out, "out")
+    else:
+        check_writable_dir(out, "out")
+    written, skipped = bundle_runs([Path(p) for p in paths], out, weights, options.get("published") or None)
+    for item in skipped:
+        typer.echo(f"  left out {item.path}: {'; '.join(item.reasons)}")
+    for item in written:
+        s = item.setting
+        typer.echo(f"{item.path}: {s['task']} / {s['profile']} / {s['algo']} (setting {s['setting']}), "
+                   f"seeds {', '.join(map(str, item.seeds))}, {item.files} files" + (", with weights" if weights else ""))
+
+
+@leaderboard_app.command("add", help="Verify a submission bundle and add it to a board. Example: "
+                                     "grue leaderboard add imdb-mini-ppo-1a2b3c4d5e6f.grue.tar.gz board=.")
+def add(args: Optional[list[str]] = typer.Argument(None, help=ADD_HELP)) -> None:
+    from grue.board.submit.install import RUNS, add_bundle
+    from grue.board.submit.verify import AS_REPORTED, NOT_REPORTED, Tolerance
+
+    bundles, options = _split_words(args or [], ADD_KEYS)
+    if not bundles:
+        raise typer.BadParameter("name the bundle to add (written by `grue leaderboard bundle`)")
+    try:
+        relative = float(options.get("tolerance", "0.001"))
+    except ValueError:
+        relative = -1.0
+    if not (0 <= relative < 1):
+        raise typer.BadParameter(f"tolerance={options['tolerance']!r}: a relative difference in [0, 1), e.g. 0.001")
+    tolerance = Tolerance(relative=relative)
+    board = Path(options.get("board", "."))
+    refused = False
+    for name in bundles:
+        added = add_bundle(Path(name), board, tolerance, options.get("device", "cpu"))
+        if not added.accepted:
+            refused = True
+            typer.echo(f"refused {name}: {len(added.problems)} problem(s); the board is unchanged", err=True)
+            for problem in added.problems:
+                typer.echo(f"  {problem}", err=True)
+            continue
+        typer.echo(f"verified {name} ({tolerance.describe()}); added to {board / RUNS}:")
+        for seed, path in zip(added.verdict.seeds, added.runs):
+            records = [(f"{split} {metric}", r) for split, metrics in seed.metrics.items() for metric, r in metrics.items()]
+            typer.echo(f"  {path.name}: {sum(r['status'] == 're-scored' for _, r in records)} metric value(s) "
+                       "re-scored within the tolerance")
+            reasons: dict[str, list[str]] = {}
+            for name, r in records:
+                if r["status"] == AS_REPORTED:
+                    reasons.setdefault(r["why"], []).append(name)
+            for why, names in reasons.items():
+                typer.echo(f"    as reported: {', '.join(names)} ({why})")
+            unreported = [f"{name} {r['rescored']:.4g}" for name, r in records if r["status"] == NOT_REPORTED]
+            if unreported:
+                typer.echo(f"    not reported by the run, re-scored here: {', '.join(unreported)}")
+    if refused:
+        raise typer.Exit(2)

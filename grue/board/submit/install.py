@@ -1,0 +1,94 @@
+"""`grue leaderboard add`: verify a bundle (verify.py) and, only when it passes, put its seeds on a board.
+
+The bundle is unpacked and checked in a scratch folder outside the board; a refused bundle leaves the
+board exactly as it was. An accepted one is copied into `<board>/runs/<run name>/` (the name the
+verified config gives, as `grue run` names its directories), each seed with its verification record
+(record.py), under a lock (`<board>/.grue-add.lock`) so two additions cannot interleave; each seed appears by one rename, and if
+one cannot be placed the ones already placed are taken back.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grue.board.submit.record import RECORD, make_record
+from grue.board.submit.verify import Tolerance, Verdict, verify_bundle
+
+RUNS = "runs"
+LOCK = ".grue-add.lock"       # <board>/: held while seeds are placed
+INCOMING = ".grue-incoming"   # <board>/: where seeds are copied before each is renamed into runs/
+
+
+@dataclass
+class Added:
+    verdict: Verdict
+    problems: list[str] = field(default_factory=list)
+    runs: list[Path] = field(default_factory=list)
+
+    @property
+    def accepted(self) -> bool:
+        return not self.problems
+
+
+def _board_problems(verdict: Verdict, runs_dir: Path) -> list[str]:
+    """Seeds the board already holds: the same run directory, or the same seed of the same setting."""
+    from grue.results.model_card import setting_of
+
+    problems = []
+    held: dict[tuple, Path] = {}
+    if runs_dir.is_dir():
+        for path in sorted(runs_dir.rglob("results.json")):
+            try:
+                doc = json.loads(path.read_text(encoding="utf-8"))
+                held[setting_of(doc) + (doc.get("seed"),)] = path.parent
+            except (OSError, ValueError, AttributeError, TypeError):
+                continue
+    for seed in verdict.seeds:
+        if (runs_dir / seed.name).exists():
+            problems.append(f"{seed.run}: the board already holds {runs_dir / seed.name}")
+            continue
+        twin = held.get(setting_of(seed.doc) + (seed.doc["seed"],))
+        if twin is not None:
+            problems.append(f"{seed.run}: the board already holds seed {seed.doc['seed']} of this setting ({twin})")
+    return problems
+
+
+def add_bundle(bundle: Path, board: Path, tolerance: Tolerance = Tolerance(), device: str = "cpu") -> Added:
+    """Verify `bundle` and, when it passes, add its seeds to `board`'s runs folder."""
+    from grue.storage.atomic import atomic_write_json
+    from grue.storage.lock import RunLock
+
+    runs_dir = Path(board) / RUNS
+    with tempfile.TemporaryDirectory(prefix="grue-bundle-") as scratch:
+        verdict = verify_bundle(Path(bundle), Path(scratch) / "bundle", tolerance, device)
+        added = Added(verdict, list(verdict.problems))
+        if added.problems:
+            return added
+        added.problems += _board_problems(verdict, runs_dir)
+        if added.problems:
+            return added
+        runs_dir.mkdir(parents=True, exist_ok=True)
+        incoming_dir = Path(board) / INCOMING
+        with RunLock(Path(board) / LOCK):
+            added.problems += _board_problems(verdict, runs_dir)  # another addition may have come first
+            if added.problems:
+                return added
+            try:
+                for seed in verdict.seeds:
+                    incoming = incoming_dir / seed.name
+                    shutil.rmtree(incoming, ignore_errors=True)
+                    shutil.copytree(seed.path, incoming)
+                    atomic_write_json(incoming / RECORD, make_record(seed, verdict, bundle, tolerance,
+                                                                     incoming / "results.json"))
+                    incoming.rename(runs_dir / seed.name)
+                    added.runs.append(runs_dir / seed.name)
+            except BaseException:
+                for path in added.runs:
+                    shutil.rmtree(path, ignore_errors=True)
+                raise
+            finally:
+                shutil.rmtree(incoming_dir, ignore_errors=True)
+    return added
