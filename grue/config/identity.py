@@ -20,12 +20,16 @@ from omegaconf import DictConfig, OmegaConf
 
 # Keys that change where or how fast a run goes, not what it computes (dotted for keys inside a group).
 NON_SEMANTIC_KEYS = ("output_dir", "device", "threads", "num_processes", "accelerate", "shard", "eval.save_every",
-                     "task_file")
+                     "task_file", "dpo.save_every")
 # Keys every algorithm reads whatever its groups: a file task's content digest (unset for built-in tasks).
 TASK_IDENTITY_KEYS = ("task_sha256",)
 # Field metadata: left out of the hash while the value is the field's default (fields added after runs
 # existed that read their group).
 HASHED_WHEN_SET = "hashed_when_set"
+# Field metadata: the field holds the SHA-256 of the file another key (dotted) names, filled when the config
+# is loaded (grue/config/load.py), so a file edited or appended to in place is a new setting (DPO's
+# comparisons file: dpo.comparisons_sha256 of dpo.comparisons).
+FILE_DIGEST = "file_digest"
 # Groups read only when a switch is on: the critic's settings matter only to runs with a dense critic.
 CONDITIONAL_GROUPS = {"critic": ("reward", "dense")}
 

@@ -15,6 +15,7 @@ from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBase
 
 from grue.config.constraints import RULE_KEY, closest, rule_problems, schema_fields
 from grue.config.cross_fields import cross_field_problems
+from grue.config.identity import FILE_DIGEST
 from grue.config.identity import config_hash, semantic_config  # noqa: F401  (the config's identity, re-exported)
 from grue.config.schema import RunConfig, run_schema
 
@@ -149,7 +150,7 @@ def load_config(args: Iterable[str] = (), base: Mapping[str, Any] | None = None)
     cfg = _merge(cfg, task.profiles.get(profile, {}), f"{where} (profile {profile})")
     from grue.train.registry import get_algorithm
 
-    for layer in get_algorithm(algo).task_preset(task.algos.get(profile, {})):
+    for layer in get_algorithm(algo).task_preset(task.algos.get(profile, {}), profile):
         cfg = _merge(cfg, layer, f"{where} ({profile}/{algo})")
     if base:
         cfg = _merge(cfg, OmegaConf.from_dotlist([f"{k}={v}" for k, v in base.items() if k != "task"]), "the caller")
@@ -157,6 +158,7 @@ def load_config(args: Iterable[str] = (), base: Mapping[str, Any] | None = None)
     cfg = _merge(cfg, OmegaConf.from_dotlist(dotlist), "the command line")
     # A file task's identity is its file's content, whatever the command line says (grue/config/identity.py).
     cfg = _merge(cfg, {"task_file": task.origin or None, "task_sha256": task.file_sha256}, where)
+    cfg = _merge(cfg, _file_digests(cfg), "the files it names")
     _check_values(cfg)
     if cfg.shard is None and cfg.accelerate is not None:  # a sharding preset shards without shard= too
         from grue.runtime.accelerate_configs import SHARD_MODES
@@ -164,6 +166,27 @@ def load_config(args: Iterable[str] = (), base: Mapping[str, Any] | None = None)
         cfg.shard = SHARD_MODES.get(cfg.accelerate)
     OmegaConf.set_readonly(cfg, True)
     return cfg
+
+
+def _file_digests(cfg: DictConfig) -> dict[str, Any]:
+    """Every field marked FILE_DIGEST, set to the SHA-256 of the file its source key names (None while that
+    key is unset or names no file: the source's own rule says so)."""
+    import hashlib
+    import os
+
+    layer: dict[str, Any] = {}
+    for key, item, _ in schema_fields(run_schema()):
+        source = item.metadata.get(FILE_DIGEST)
+        if not source:
+            continue
+        path = OmegaConf.select(cfg, source)
+        digest = hashlib.sha256(open(path, "rb").read()).hexdigest() if path and os.path.isfile(path) else None
+        *groups, leaf = key.split(".")
+        node = layer
+        for group in groups:
+            node = node.setdefault(group, {})
+        node[leaf] = digest
+    return layer
 
 
 def _check_values(cfg: DictConfig) -> None:

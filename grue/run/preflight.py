@@ -132,6 +132,9 @@ def preflight(cfg: Any, device: str | None = None, metrics: bool = True) -> Repo
     if not task.runnable(cfg.profile):
         report.errors.append(f"task {cfg.task}: {task.why_not_runnable(cfg.profile)}")
     _check_assets(cfg, report)
+    from grue.train.registry import get_algorithm
+
+    report.errors.extend(get_algorithm(cfg.algo).preflight_problems(cfg))  # a setting it needs, left unset
     if metrics:
         _check_metrics(cfg, report, device or device_of(cfg))
     return report

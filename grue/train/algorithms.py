@@ -1,5 +1,5 @@
 """The registered algorithms: the paper's six (grue_spec.md section 3) in the paper's table order, then
-today's critic-free methods (docs/algorithms.md).
+today's critic-free methods, DPO and best-of-n (docs/algorithms.md).
 
 `reads` lists the config groups each one reads beyond the common ones; it is exactly what its
 config hash covers, and the paper's six lists reproduce the hashes runs had before the registry existed
@@ -69,14 +69,45 @@ for _name, _label, _group, (_colour, _sup_colour, _mask_colour), _trainer, _what
     _reads = RL_GROUPS + (_group,)
     for _algo in (
         Algorithm(_name, _label, _colour, trains="rl", reads=_reads, trainer=f"grue.train.rl.{_trainer}",
-                  config_groups=_groups, description=_what, presets_from="ppo", preset=_OWN_PRESET[_name]),
+                  config_groups=_groups, description=_what, presets_from="ppo", preset=_OWN_PRESET[_name],
+                  critic_free=True),
         Algorithm(f"supervised_{_name}", f"Supervised+{_label}", _sup_colour, trains="rl",
                   reads=_reads + ("supervised",), trainer=f"grue.train.rl.{_trainer}", warm_start="supervised",
                   config_groups=_groups, description=f"{_label} from the supervised run with the same settings and seed",
-                  presets_from="supervised_ppo", preset=_OWN_PRESET[_name]),
+                  presets_from="supervised_ppo", preset=_OWN_PRESET[_name], critic_free=True),
         Algorithm(f"{_name}_mask", f"{_label} (masked)", _mask_colour, trains="rl", reads=_reads + ("nlpo",),
                   trainer=f"grue.train.rl.masked:Masked{_class}", config_groups=_groups,
                   description=f"{_label} sampling and learning through NLPO's top-p action mask",
-                  presets_from="nlpo", preset=_OWN_PRESET[_name]),
+                  presets_from="nlpo", preset=_OWN_PRESET[_name], critic_free=True),
     ):
         register_algorithm(_algo)
+
+
+# -- preference optimisation from a comparisons file (issue 25): DPO, from the initial model and from the
+# supervised run (its warm start and reference, as supervised_ppo); grue/train/offline/.
+_DPO_GROUPS = {"dpo": "grue.train.offline.dpo_config:DPOConfig"}
+# A mini run is a few hundred answers (IMDB mini's label-budget study: 1,000 labelled 4-way queries, 900 trained
+# on): 57 steps of 16, where the paper's 150 warm-up steps would never reach the learning rate (Appendix B) and
+# 1e-6 would barely move SmolLM2 in 57 steps; 1e-5 moves it about as far as mini PPO's 16 Adam steps at 3e-5.
+_DPO_MINI = {"mini": {"dpo": {"batch_size": 16, "learning_rate": 1e-5, "warmup_steps": 10, "save_every": 20}}}
+for _algo in (
+    Algorithm("dpo", "DPO", "#2ca02c", trains="preferences", reads=("dpo",),
+              trainer="grue.train.offline.dpo:DPOTrainer", config_groups=_DPO_GROUPS, profile_presets=_DPO_MINI,
+              preflight="grue.train.offline.dpo_config:preflight",
+              description="Direct Preference Optimization on a comparisons file's answers (Plackett-Luce over k-way "
+                          "choices), reference = the initial policy"),
+    Algorithm("supervised_dpo", "Supervised+DPO", "#1a5e1a", trains="preferences", reads=("dpo", "supervised"),
+              trainer="grue.train.offline.dpo:DPOTrainer", warm_start="supervised", config_groups=_DPO_GROUPS,
+              profile_presets=_DPO_MINI, preflight="grue.train.offline.dpo_config:preflight",
+              description="DPO from the supervised run with the same settings and seed (its reference too)"),
+):
+    register_algorithm(_algo)
+
+# -- best-of-n, the training-free baseline (issue 25): the initial model, n samples per prompt at evaluation,
+# the task's reward keeps one (grue/run/best_of_n.py). It optimises the reward at decoding time, so its runs
+# record and are grouped by the reward, as RL runs are.
+register_algorithm(Algorithm(
+    "best_of_n", "Best-of-n", "#7f7f7f", trains="nothing", reads=("best_of_n", "rollout"), optimises_reward=True,
+    config_groups={"best_of_n": "grue.run.best_of_n_config:BestOfNConfig"},
+    preflight="grue.run.best_of_n_config:preflight", evaluation="grue.run.best_of_n:best_of_n_decoder",
+    description="the initial model sampling n continuations per prompt at evaluation; the task's reward picks one"))

@@ -38,3 +38,6 @@ class Trained:
     # runs (gathered whole when parameters are sharded).
     eval_processors: Optional[Callable[[Any], Sequence[Any]]] = None
     eval_models: Sequence[Any] = ()
+    # Decoding that replaces evaluation's plain generate(): (policy, samples, progress) -> (generations, tokens
+    # generated on this process). Best-of-n (grue/run/best_of_n.py) samples n per prompt and keeps one.
+    eval_decoder: Optional[Callable[[Any, Sequence[Any], Any], tuple[list[str], int]]] = None

@@ -8,6 +8,7 @@ or a config is built.
 Adding an algorithm (see grue/train/algorithms.py for the paper's six):
 1. write its trainer: for RL, a subclass of `grue.train.rl.trainer.RLTrainer` overriding the seam
    it changes (`advantages`, the update's `losses`, ...); set `uses_critic = False` if it has none;
+   for preferences, a trainer like `grue.train.offline.dpo.DPOTrainer` (grue/train/offline/loop.py runs it);
 2. if it has settings of its own, a dataclass of fields (`grue.config.schema.rule` for ranges) that
    becomes the config group `config_groups` names;
 3. `register_algorithm(Algorithm(...))` in a module that is imported: under `grue/train/` for a
@@ -26,7 +27,9 @@ from typing import Any, Mapping, Optional
 # always been part of its identity; leaving them out now would re-hash every existing run.)
 COMMON_GROUPS: tuple[str, ...] = ("task", "algo", "profile", "seed", "model", "data", "reward", "critic",
                                   "generation", "eval")
-TRAINS = ("nothing", "supervised", "rl")
+# What a run of it trains on: nothing (the initial model is evaluated), the references (supervised), its own
+# rollouts scored by the reward (rl), or a comparisons file's answers (preferences: offline, e.g. DPO).
+TRAINS = ("nothing", "supervised", "rl", "preferences")
 
 
 @dataclass(frozen=True)
@@ -34,7 +37,7 @@ class Algorithm:
     name: str                          # the `algo=` value and the results file's `algo`
     label: str                         # how tables and plots name it ("Supervised+PPO")
     colour: str                        # its colour in plots ("#rrggbb")
-    trains: str                        # nothing (evaluate the initial model) | supervised | rl
+    trains: str                        # nothing (evaluate the initial model) | supervised | rl | preferences
     reads: tuple[str, ...] = ()        # config groups it reads beyond COMMON_GROUPS: its hash covers exactly these
     trainer: Optional[str] = None      # "module:Class", imported when a run trains
     warm_start: Optional[str] = None   # the algorithm whose run (same settings and seed) it starts from
@@ -48,6 +51,16 @@ class Algorithm:
     # (the algorithm's own settings on every task).
     presets_from: Optional[str] = None
     preset: Mapping[str, Any] = field(default_factory=dict)
+    # Its own settings on every task of one profile (profile -> settings), merged after `preset`: what a
+    # CPU-sized mini run of it needs that its paper's defaults are not (DPO's warm-up on a few hundred steps).
+    profile_presets: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    critic_free: bool = False          # an RL method without a value model (the board's "is the critic worth its cost?")
+    # "module:function": (run config) -> problems a run of it cannot start with (a setting it needs left
+    # unset); preflight reports them with the rest, before anything is written.
+    preflight: Optional[str] = None
+    # "module:function": (run services, policy) -> how its runs decode at evaluation, replacing plain decoding
+    # (best-of-n: n samples per prompt, the reward picks one); built once per run.
+    evaluation: Optional[str] = None
     description: str = ""
 
     def __post_init__(self) -> None:
@@ -63,11 +76,16 @@ class Algorithm:
         """The top-level config keys its config hash covers (a whitelist: nothing else can change it)."""
         return COMMON_GROUPS + tuple(g for g in self.reads if g not in COMMON_GROUPS)
 
-    def task_preset(self, declared: Mapping[str, Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-        """The preset layers of this algorithm on a task whose profile declares `declared` (algo -> preset)."""
-        if self.name in declared or not self.presets_from:
+    def task_preset(self, declared: Mapping[str, Mapping[str, Any]], profile: Optional[str] = None) -> list[Mapping[str, Any]]:
+        """The preset layers of this algorithm on a task whose `profile` declares `declared` (algo -> preset)."""
+        if self.name in declared or not (self.presets_from or self.preset or self.profile_presets):
             return [declared.get(self.name, {})]
-        return [declared.get(self.presets_from, {}), self.preset]
+        layers = [declared.get(self.presets_from, {}) if self.presets_from else {}, self.preset]
+        return layers + ([self.profile_presets[profile]] if profile in self.profile_presets else [])
+
+    def preflight_problems(self, cfg: Any) -> list[str]:
+        """What keeps a run of it from starting (its `preflight` check), in preflight's words."""
+        return list(load_attribute(self.preflight)(cfg)) if self.preflight else []
 
     def trainer_class(self) -> Any:
         if not self.trainer:

@@ -1,0 +1,165 @@
+"""DPO (Rafailov et al. 2023): the policy learns from a comparisons file's answers directly, with the
+initial policy (a warm-started run: the supervised one) frozen as the reference. No reward model, no
+sampling, no critic.
+
+One optimizer step takes `dpo.batch_size` answers in a seeded order: each candidate's summed log-prob
+under the policy and the reference, from the same one-pass scoring of prompt + continuation that RL uses
+(`policy.forward`, for decoder-only and encoder-decoder models alike), then the Plackett-Luce loss of
+grue/train/offline/dpo_loss.py. With several processes every rank takes its block of each batch and its
+loss is weighted by its share of the batch's answers, so the averaged gradient is the whole batch's.
+"""
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+from typing import Any, Optional, Sequence
+
+import torch
+
+from grue.policy.masking import action_log_probs
+from grue.runtime.distributed import average_gradients, contiguous_shard, global_sum, world_of
+from grue.train.offline.dpo_loss import choice_stats, dpo_loss
+from grue.train.offline.preferences import Preference, read_preferences, widest
+
+
+def candidate_log_probs(policy: Any, model: Any, prompts: Sequence[str], texts: Sequence[str],
+                        max_length: int) -> torch.Tensor:
+    """log pi(text | prompt) summed over the text's tokens, one value per (prompt, text) pair.
+
+    The prompt is encoded as rollouts encode it and the text becomes the actions that follow it: at most
+    `max_length` tokens, an encoder-decoder's ended by EOS as its generations end (and as its supervised
+    targets are), a decoder-only model's as the text gives them (supervised targets have no EOS either).
+    """
+    rows = []
+    for text in texts:
+        ids = policy.tokenizer(text, add_special_tokens=False)["input_ids"]
+        rows.append(ids[:max(0, max_length - 1)] + [policy.eos_id] if policy.is_seq2seq else ids[:max_length])
+    width = max(1, max(len(r) for r in rows))
+    pad = policy.tokenizer.pad_token_id
+    actions = torch.tensor([r + [pad] * (width - len(r)) for r in rows], device=policy.device)
+    valid = torch.tensor([[1.0] * len(r) + [0.0] * (width - len(r)) for r in rows], device=policy.device)
+    logits, _ = policy.forward(model, policy.encode(list(prompts)), actions, valid)
+    return (action_log_probs(logits, actions) * valid).sum(-1)
+
+
+class DPOTrainer:
+    def __init__(self, cfg: Any, policy: Any, ref_model: Any, accelerator: Any, sharding: Any = None) -> None:
+        if sharding is not None:
+            raise RuntimeError("DPO does not shard parameters (shard=); run it with several processes without "
+                               "shard=, or in one process")
+        self.cfg, self.policy, self.ref_model, self.accelerator = cfg, policy, ref_model, accelerator
+        d = cfg.dpo
+        self._check_unchanged(d.comparisons, d.comparisons_sha256)
+        self.train, self.heldout = read_preferences(d.comparisons, d.heldout)
+        if not self.train:
+            raise ValueError(f"dpo.comparisons={d.comparisons}: every answered query is held out "
+                             f"(dpo.heldout={d.heldout}); lower dpo.heldout or label more queries")
+        self.steps_per_epoch = math.ceil(len(self.train) / d.batch_size)
+        self.total_steps = self.steps_per_epoch * d.epochs
+        params = [p for p in policy.model.parameters() if p.requires_grad]
+        if d.optimizer == "rmsprop":  # the paper's (Appendix B), at torch's defaults as the authors' code
+            self.optimizer = torch.optim.RMSprop(params, lr=d.learning_rate, weight_decay=d.weight_decay)
+        else:
+            self.optimizer = torch.optim.AdamW(params, lr=d.learning_rate, weight_decay=d.weight_decay)
+        warmup = d.warmup_steps  # linear from 0 over `warmup` steps, then constant (Appendix B)
+        self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, lambda s: min(1.0, (s + 1) / (warmup + 1)))
+        self.generator = torch.Generator().manual_seed(int(cfg.seed))
+        self.rank, self.world = world_of(accelerator)
+        self.step = 0
+        self._order: list[int] = []
+
+    @staticmethod
+    def _check_unchanged(path: str, digest: Optional[str]) -> None:
+        import hashlib
+
+        if digest and hashlib.sha256(Path(path).read_bytes()).hexdigest() != digest:
+            raise RuntimeError(f"dpo.comparisons={path} changed after the config was read (its SHA-256 is no "
+                               "longer dpo.comparisons_sha256); run the command again to train on the new answers")
+
+    @property
+    def epoch_done(self) -> bool:
+        """The last step finished an epoch (the held-out answers are scored then)."""
+        return self.step > 0 and self.step % self.steps_per_epoch == 0
+
+    def _next_batch(self) -> list[Preference]:
+        """The next `dpo.batch_size` answers of the epoch's seeded order (the last batch may be short)."""
+        if self.step % self.steps_per_epoch == 0:
+            self._order = torch.randperm(len(self.train), generator=self.generator).tolist()
+        at = (self.step % self.steps_per_epoch) * self.cfg.dpo.batch_size
+        return [self.train[i] for i in self._order[at:at + self.cfg.dpo.batch_size]]
+
+    def _log_probs(self, model: Any, batch: Sequence[Preference]) -> tuple[torch.Tensor, torch.Tensor]:
+        """[N, k] summed log-probs of every candidate (0 in absent slots) and the [N, k] presence mask."""
+        k = widest(batch)
+        prompts = [p.prompt for p in batch for _ in p.candidates]
+        texts = [c for p in batch for c in p.candidates]
+        flat = candidate_log_probs(self.policy, model, prompts, texts, self.cfg.dpo.max_length)
+        present = torch.tensor([[i < len(p.candidates) for i in range(k)] for p in batch], device=flat.device)
+        out = torch.zeros(present.shape, dtype=flat.dtype, device=flat.device)
+        return out.masked_scatter(present, flat), present
+
+    def _loss(self, batch: Sequence[Preference]):
+        policy_logps, present = self._log_probs(self.policy.model, batch)
+        with torch.no_grad():
+            ref_logps, _ = self._log_probs(self.ref_model, batch)
+        k = present.shape[1]
+        order = torch.tensor([list(p.order) + list(range(len(p.order), k)) for p in batch], device=present.device)
+        observed = torch.tensor([p.observed for p in batch], device=present.device)
+        return dpo_loss(policy_logps, ref_logps, order, observed, self.cfg.dpo.beta, present), present, order[:, 0]
+
+    def train_step(self) -> dict[str, float]:
+        """One optimizer step; the training log's line for it."""
+        from grue.train.rl.trainer import NonFiniteError
+
+        start = time.perf_counter()
+        d = self.cfg.dpo
+        batch = self._next_batch()
+        mine = contiguous_shard(batch, self.rank, self.world)
+        params = [p for g in self.optimizer.param_groups for p in g["params"]]
+        self.optimizer.zero_grad(set_to_none=True)
+        stats = {"loss": 0.0, "accuracy": 0.0, "reward_chosen": 0.0, "reward_others": 0.0, "margin": 0.0}
+        if mine:
+            out, present, chosen = self._loss(mine)
+            self.accelerator.backward(out.loss * (len(mine) * self.world / len(batch)) if self.world > 1 else out.loss)
+            stats = {"loss": out.loss.item(), **choice_stats(out.scores, chosen, present)}
+        sums = global_sum([v * len(mine) for v in stats.values()], self.world)
+        stats = {key: total / len(batch) for key, total in zip(stats, sums)}
+        if not math.isfinite(stats["loss"]):
+            raise NonFiniteError(f"DPO step {self.step + 1}: loss is {stats['loss']}", self.step + 1, "DPO loss")
+        average_gradients(params, self.world)
+        grad_norm = float(torch.nn.utils.clip_grad_norm_(params, d.max_grad_norm))
+        lr = self.scheduler.get_last_lr()[0]
+        self.optimizer.step()
+        self.scheduler.step()
+        self.step += 1
+        return {"step": self.step, "epoch": (self.step - 1) // self.steps_per_epoch + 1,
+                "comparisons": len(batch), **stats, "grad_norm": grad_norm, "learning_rate": lr,
+                "seconds": time.perf_counter() - start}
+
+    @torch.no_grad()
+    def heldout_stats(self) -> dict[str, float]:
+        """The implicit reward on the held-out answers (every process scores them all; one batch at a time)."""
+        if not self.heldout:
+            return {}
+        totals, size = {}, self.cfg.dpo.batch_size
+        for at in range(0, len(self.heldout), size):
+            batch = self.heldout[at:at + size]
+            out, present, chosen = self._loss(batch)
+            for key, value in {"loss": out.loss.item(), **choice_stats(out.scores, chosen, present)}.items():
+                totals[key] = totals.get(key, 0.0) + value * len(batch)
+        return {"heldout_comparisons": len(self.heldout),
+                **{f"heldout_{key}": value / len(self.heldout) for key, value in totals.items()}}
+
+    # -- resume --------------------------------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        return {"policy": self.policy.model.state_dict(), "optimizer": self.optimizer.state_dict(),
+                "scheduler": self.scheduler.state_dict(), "step": self.step, "order": list(self._order),
+                "generator": self.generator.get_state()}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.policy.model.load_state_dict(state["policy"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.scheduler.load_state_dict(state["scheduler"])
+        self.step, self._order = state["step"], list(state["order"])
+        self.generator.set_state(state["generator"])

@@ -1,0 +1,76 @@
+"""The `dpo` config group: what a DPO run reads, and the checks of its comparisons file.
+
+Kept apart from the trainer so that building a config imports no model code. Defaults are the DPO paper's
+(Rafailov et al. 2023, Appendix B: "beta = 0.1, batch size of 64 and the RMSprop optimizer with a learning
+rate of 1e-6 ... linearly warm up the learning rate from 0 to 1e-6 over 150 steps"); the authors' released
+config adds gradient clipping at norm 10 and one epoch. docs/algorithms.md explains every field.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from grue.config.constraints import NON_NEGATIVE, POSITIVE, RULE_KEY, OneOf, Range, Registered
+from grue.config.identity import FILE_DIGEST
+from grue.config.schema import rule
+
+OPTIMIZERS = ("rmsprop", "adamw")
+
+
+def check_comparisons_file(path: str) -> None:
+    """A comparisons file DPO can train on: it exists, every line is a valid record
+    (docs/learned_rewards.md) and at least one query is answered. KeyError with one line otherwise."""
+    import os
+
+    from grue.rewards.learned.comparisons import latest_answers, read_comparisons
+
+    if not os.path.isfile(path):
+        raise KeyError(f"no comparisons file at {path} (make one with `grue label queries` and `grue label mock`, "
+                       "docs/learned_rewards.md)")
+    try:
+        records = read_comparisons(path, required=True)
+    except ValueError as err:  # ComparisonsFormatError and the reader's InputError: one line, by line number
+        raise KeyError(" ".join(str(err).split())) from None
+    if not latest_answers(records):
+        raise KeyError(f"{path} holds no answered comparison ({len(records)} record(s), none with a labeler's "
+                       "choice): label it first, e.g. `grue label mock`")
+
+
+@dataclass
+class DPOConfig:
+    """Direct Preference Optimization (Rafailov et al. 2023) from a comparisons file."""
+
+    # The comparisons file (docs/learned_rewards.md): every labeler's latest answer is one training example.
+    comparisons: Optional[str] = field(default=None, metadata={RULE_KEY: Registered(check_comparisons_file)})
+    # Its SHA-256, filled in from the file when the config is loaded (never by hand): comparisons files are
+    # appended to, and a file with more answers is a new setting, not the finished run it used to be.
+    comparisons_sha256: Optional[str] = field(default=None, metadata={FILE_DIGEST: "dpo.comparisons"})
+    beta: float = rule(0.1, POSITIVE)               # Appendix B: beta = 0.1 (0.5 for TL;DR summaries)
+    learning_rate: float = rule(1e-6, POSITIVE)     # Appendix B: 1e-6 (the released code's default: 5e-7)
+    optimizer: str = rule("rmsprop", OneOf(OPTIMIZERS))  # Appendix B: RMSprop
+    warmup_steps: int = rule(150, NON_NEGATIVE)     # Appendix B: linear warm-up from 0 over 150 steps
+    batch_size: int = rule(64, POSITIVE)            # Appendix B: 64 (here: answered comparisons per step)
+    epochs: int = rule(1, POSITIVE)                 # the released code's n_epochs: 1
+    max_grad_norm: float = rule(10.0, POSITIVE)     # the released code's max_grad_norm: 10.0
+    weight_decay: float = rule(0.0, NON_NEGATIVE)
+    # Tokens of a candidate scored (an encoder-decoder's EOS included); the prompt is cut as in RL. By default
+    # the task's rollout length, which the candidates were sampled with.
+    max_length: int = rule("${rollout.max_new_tokens}", POSITIVE)
+    save_every: int = rule(50, POSITIVE)            # optimizer steps between checkpoints (not part of the hash)
+    # Share of the queries held out (chosen by a hash of the query id, exactly as a reward model's held-out
+    # queries: grue/rewards/learned/training.py), on which the implicit reward's accuracy is reported.
+    heldout: float = rule(0.1, Range(low=0, high=1, high_open=True))
+
+
+def preflight(cfg: Any) -> list[str]:
+    """What a DPO run cannot start without: its comparisons file, with answers for this task."""
+    path = cfg.dpo.comparisons
+    if not path:
+        return [f"algo={cfg.algo} trains on a comparisons file: set dpo.comparisons=<file> (docs/algorithms.md; "
+                "`grue label queries` and `grue label mock` make one)"]
+    from grue.rewards.learned.comparisons import latest_answers, read_comparisons
+
+    tasks = sorted({a.task for a in latest_answers(read_comparisons(path)) if a.task and a.task != cfg.task})
+    if tasks:
+        return [f"dpo.comparisons={path} holds answers for task {', '.join(tasks)}, not {cfg.task}"]
+    return []

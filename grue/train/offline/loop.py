@@ -1,0 +1,38 @@
+"""The preference phase of a run (DPO): optimizer steps over a comparisons file's answers, a checkpoint
+every `dpo.save_every` steps, resumable mid-epoch. The algorithm registry names the trainer class."""
+from __future__ import annotations
+
+from typing import Any
+
+from grue.storage.atomic import append_jsonl
+from grue.train.checkpoint import load_latest
+from grue.train.outcome import RunServices, Trained
+
+
+def train_preferences(run: RunServices, trainer_class: Any, policy: Any) -> Trained:
+    from grue.policy.load import frozen_copy
+    from grue.runtime.process import seed_everything
+
+    cfg = run.cfg
+    seed_everything(cfg.seed)  # the same state whether or not a warm start ran first
+    ref_model = frozen_copy(policy.model)  # pi_ref: the initial (for Supervised+DPO: the supervised) model
+    trainer = trainer_class(cfg, policy, ref_model, run.accelerator, run.start_sharding())
+    state = load_latest(run.dir.checkpoints)
+    if state:
+        trainer.load_state_dict(state)
+        run.say(f"resumed {cfg.algo} after step {trainer.step}/{trainer.total_steps}")
+    if run.main:  # the log matches the state resumed from (step 0 when there was no checkpoint)
+        run.dir.truncate_logs(trainer.step, key="step")
+    every = cfg.dpo.save_every
+    with run.bar(f"{cfg.algo} {cfg.task}", trainer.total_steps, trainer.step) as bar:
+        while trainer.step < trainer.total_steps:
+            stats = trainer.train_step()
+            if trainer.epoch_done:
+                stats.update(trainer.heldout_stats())
+            if run.main:
+                append_jsonl(run.dir.train_log, stats)
+            if trainer.step % every == 0 or trainer.step == trainer.total_steps:
+                run.save_checkpoint(trainer.step, trainer)
+            bar.advance(1, f"loss {stats['loss']:.3f} acc {stats['accuracy']:.2f}")
+    run.save_model(policy)
+    return Trained(final_iteration=trainer.step)
