@@ -34,6 +34,7 @@ def build_task_scorers(cfg: Any, policy: Any, device: str) -> ScorerSet:
 class SplitEvaluation:
     metrics: dict[str, float]
     predictions: list[dict]
+    generated_tokens: int | None = None  # counted by a decoder that reports its cost (best-of-n), all processes
 
 
 @torch.no_grad()
@@ -52,7 +53,7 @@ def generate(policy: Any, samples: Sequence[Sample], gen_cfg: Any, batch_size: i
 
 def evaluate_split(cfg: Any, policy: Any, scorers: ScorerSet | None, samples: Sequence[Sample], progress: Any = None,
                    generator_seed: int | None = None, accelerator: Any = None,
-                   make_processors: Any = None) -> SplitEvaluation:
+                   make_processors: Any = None, decoder: Any = None) -> SplitEvaluation:
     """Sampling during evaluation uses a fixed seed, so the same model gives the same scores.
 
     With several processes each rank generates for its block of the samples, the generations are
@@ -66,13 +67,23 @@ def evaluate_split(cfg: Any, policy: Any, scorers: ScorerSet | None, samples: Se
     state = torch.get_rng_state()
     torch.manual_seed((cfg.seed if generator_seed is None else generator_seed) + 7919 * rank)
     try:
-        generations = generate(policy, local, cfg.generation, cfg.eval.batch_size, progress, make_processors)
+        if decoder is None:
+            generations, tokens = generate(policy, local, cfg.generation, cfg.eval.batch_size, progress,
+                                           make_processors), None
+        else:  # an algorithm's own decoding (grue.train.outcome.Trained.eval_decoder: best-of-n)
+            generations, tokens = decoder(policy, local, progress)
     finally:
         torch.set_rng_state(state)  # evaluation must not shift the training random stream
     generations = gather_texts(accelerator, generations)
+    if tokens is not None:
+        from grue.runtime.distributed import global_sum
+
+        tokens = int(global_sum([tokens], world)[0])
     if scorers is None:
-        return SplitEvaluation({}, [])
-    return score_generations(scorers, samples, generations)
+        return SplitEvaluation({}, [], tokens)
+    evaluation = score_generations(scorers, samples, generations)
+    evaluation.generated_tokens = tokens
+    return evaluation
 
 
 def score_generations(scorers: ScorerSet, samples: Sequence[Sample], generations: Sequence[str]) -> SplitEvaluation:
