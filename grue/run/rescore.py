@@ -45,6 +45,7 @@ def scoring_model(cfg: Any, run_dir: RunDir, init_model: str) -> Optional[str]:
 def rescore(cfg: Any, run_dir: RunDir, config_hash: str, init_model: str, device: str) -> Optional[Path]:
     """Rewrite results.json from the saved predictions; None (nothing written) when they cannot stand in."""
     from grue.policy.load import load_policy
+    from grue.results.cost import cost_fields
     from grue.results.writer import results_document
     from grue.rewards.learned.schedules import results_fields
     from grue.run.evaluate import build_task_scorers, score_generations
@@ -65,5 +66,6 @@ def rescore(cfg: Any, run_dir: RunDir, config_hash: str, init_model: str, device
     doc = results_document(cfg, task, config_hash, init_model, metrics, {split: len(splits[split]) for split in SPLITS},
                            scorers, time.time() - started)
     doc.update(results_fields(run_dir.path))  # what the run's own files add (a label schedule's records)
+    doc.update(cost_fields(run_dir.path))      # and what it spent (its logs)
     run_dir.finish(doc)
     return run_dir.path

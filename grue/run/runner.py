@@ -14,6 +14,7 @@ from grue.config import config_hash, load_config, to_yaml
 from grue.run.display import console, progress_bar
 from grue.run.evaluate import build_task_scorers, evaluate_split
 from grue.storage.atomic import append_jsonl, atomic_write_jsonl
+from grue.results.cost import cost_fields
 from grue.results.writer import results_document
 from grue.rewards.learned.schedules import results_fields
 from grue.train.outcome import Trained
@@ -196,10 +197,13 @@ class Run:
             for split, ev in final.items():
                 atomic_write_jsonl(self.dir.predictions(split), ev.predictions)
                 append_jsonl(self.dir.eval_log, {"iteration": trained.final_iteration, "split": split, "final": True,
-                                                 "metrics": ev.metrics})
+                                                 "metrics": ev.metrics,
+                                                 **({"generated_tokens": ev.generated_tokens}
+                                                    if ev.generated_tokens is not None else {})})
             doc = results_document(cfg, task, self.hash, init_ref, {s: ev.metrics for s, ev in final.items()},
                                    {s: len(splits[s]) for s in final}, scorers, time.time() - self.started)
             doc.update(results_fields(self.dir.path))  # a label schedule's labels and reward-model accuracy
+            doc.update(cost_fields(self.dir.path))  # generated tokens and seconds of training (grue/results/cost.py)
             self.dir.finish(doc)
         self._barrier()  # no rank returns before results.json (and model/) exist
         return self.dir.path
@@ -234,7 +238,7 @@ class Run:
         gathered = self.sharding.gathered(models) if self.sharding else nullcontext()
         with self.bar(f"evaluating {split}", len(samples)) as bar, gathered:  # sharded: whole while generating
             return evaluate_split(self.cfg, policy, scorers, samples, progress=bar.advance, accelerator=self.accelerator,
-                                  make_processors=trained.eval_processors)
+                                  make_processors=trained.eval_processors, decoder=trained.eval_decoder)
 
     def start_sharding(self) -> Any:
         """The run's Sharding when its parameters are to be sharded (several processes and a shard mode)."""

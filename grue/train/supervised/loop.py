@@ -1,6 +1,7 @@
 """The supervised phase of a run: epochs over the training pairs, a checkpoint after each, resumable."""
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from grue.storage.atomic import append_jsonl
@@ -23,9 +24,11 @@ def train_supervised(run: RunServices, trainer_class: Any, task: Any, policy: An
         run.dir.truncate_logs(trainer.epoch, key="epoch")
     while trainer.epoch < cfg.supervised.epochs:
         with run.bar(f"supervised epoch {trainer.epoch + 1}/{cfg.supervised.epochs}", trainer.steps_per_epoch) as bar:
+            started = time.perf_counter()
             loss = trainer.train_epoch(lambda l: bar.advance(1, f"loss {l:.3f}"))
         if run.main:  # one process writes the log
-            append_jsonl(run.dir.train_log, {"epoch": trainer.epoch, "loss": loss, "target_tokens": trainer.target_tokens})
+            append_jsonl(run.dir.train_log, {"epoch": trainer.epoch, "loss": loss, "target_tokens": trainer.target_tokens,
+                                             "seconds": time.perf_counter() - started})
         run.save_checkpoint(trainer.epoch, trainer)
     run.save_model(policy)
     return Trained()
