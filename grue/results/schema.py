@@ -53,6 +53,7 @@ def validate_results(doc: Any) -> list[str]:
         if doc[key] not in allowed:
             known = f"{', '.join(allowed)}; not {where[key]}" if key in where else ", ".join(allowed)
             problems.append(f"{key} {doc[key]!r} is not one of {known}")
+    problems += _cost_problems(doc.get("cost"))
     if "reward" in doc and doc["reward"] is not None and not isinstance(doc["reward"], str):
         problems.append("'reward' should be a string or null")
     for split, values in doc["metrics"].items():
@@ -65,4 +66,28 @@ def validate_results(doc: Any) -> list[str]:
         for name, value in values.items():
             if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
                 problems.append(f"metrics[{split!r}][{name!r}] is not a finite number")
+    return problems
+
+
+def _count_problem(where: str, value: Any) -> list[str]:
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value) or value < 0:
+        return [f"{where} is not a finite, non-negative number"]
+    return []
+
+
+def _cost_problems(cost: Any) -> list[str]:
+    """`cost` (grue/results/cost.py) is optional: files written before it existed have none."""
+    if cost is None:
+        return []
+    if not isinstance(cost, dict):
+        return ["'cost' is not an object"]
+    problems = []
+    for key in ("train_generated_tokens", "train_seconds"):
+        if key in cost:
+            problems += _count_problem(f"cost[{key!r}]", cost[key])
+    sampled = cost.get("eval_generated_tokens", {})
+    if not isinstance(sampled, dict):
+        return problems + ["cost['eval_generated_tokens'] is not an object"]
+    for split, value in sampled.items():
+        problems += _count_problem(f"cost['eval_generated_tokens'][{split!r}]", value)
     return problems
