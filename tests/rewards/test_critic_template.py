@@ -72,3 +72,24 @@ def test_a_template_saved_with_windows_line_ends_reads_like_any_other(tmp_path):
     path = tmp_path / "mine.txt"
     path.write_bytes(b"labels: A=+1\r\n---\r\nJudge: {generation}\r\n")
     assert "{generation}" in load_template(str(path)).body
+
+
+# Each built-in label's sign, written down here from the paper (DRLC: positive spans +1, negative and
+# flawed spans -1), not read from the template files: flipping one in a file must fail one case here.
+BUILT_IN_SIGNS = [("sentiment", "Positive", 1.0), ("sentiment", "Negative", -1.0),
+                  ("summarisation", "Factually Incorrect", -1.0), ("summarisation", "Irrelevant", -1.0),
+                  ("summarisation", "Incoherent", -1.0), ("generic", "Good", 1.0), ("generic", "Flawed", -1.0)]
+
+
+@pytest.mark.parametrize("name, label, sign", BUILT_IN_SIGNS)
+def test_a_span_under_each_built_in_label_earns_that_label_s_sign_on_its_tokens(name, label, sign):
+    from grue.rewards.critic.parse import parse_critique
+    from grue.rewards.critic.token_spans import span_token_rewards
+
+    template = load_template(name)
+    assert sorted(template.labels) == sorted(lab for n, lab, _ in BUILT_IN_SIGNS if n == name)
+    text = "the plot was thin"
+    offsets = [(0, 3), (3, 8), (8, 12), (12, 17)]  # one token a word, its leading space included
+    critique = parse_critique(f'{label}: "plot was"', list(template.labels))
+    rewards, _ = span_token_rewards(text, offsets, critique, template.labels, 1.0)
+    assert rewards == [0.0, sign, sign, 0.0]

@@ -41,6 +41,23 @@ def test_batched_schedule_collects_later_rounds_from_the_trained_policy(tiny_imd
     assert sources["r1-"].endswith("@iteration3")  # 5 iterations in 2 rounds: round 1 starts after ceil(5 / 2) = 3
     rounds = json.loads((path / "results.json").read_text())["reward_learning"]["rounds"]
     assert [r["labels"] for r in rounds] == [20, 40]  # round 1 retrains on all labels so far
+    # Every round's model is normalised over rho's samples only (Ziegler: x ~ D, y ~ rho), i.e. the
+    # candidates of round 0's queries, even when later rounds' queries (from the trained policy) are
+    # among its training labels: mean 0 and variance 1 over exactly those, computed here independently.
+    from grue.rewards.learned.model import RewardModel
+
+    rho_queries = [q for q in records if q.labeler is None and q.query_id.startswith("r0-")]
+    later = [q for q in records if q.labeler is None and q.query_id.startswith("r1-")]
+    for r in (0, 1):
+        model = RewardModel.load(path / MODELS_DIR / f"round{r}")
+        scores = model.score([q.prompt for q in rho_queries for _ in q.candidates],
+                             [c.text for q in rho_queries for c in q.candidates])
+        mean = sum(scores) / len(scores)
+        assert mean == pytest.approx(0.0, abs=1e-4)
+        assert sum((x - mean) ** 2 for x in scores) / len(scores) == pytest.approx(1.0, abs=1e-3)
+    later_scores = model.score([q.prompt for q in later for _ in q.candidates],
+                               [c.text for q in later for c in q.candidates])
+    assert abs(sum(later_scores) / len(later_scores)) > 1e-3  # the later samples were not in the normalisation
 
 
 def test_a_run_killed_while_labelling_resumes_to_the_same_labels(tiny_imdb_args, tmp_path, monkeypatch):
