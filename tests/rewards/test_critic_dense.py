@@ -193,3 +193,18 @@ def test_a_critic_failing_now_and_then_only_warns(tmp_path, tiny_tokenizer, caps
     for _ in range(MIN_JUDGED_TO_STOP):
         reward.token_rewards(SAMPLES, [GOOD, BAD], torch.zeros(2), rollout, tiny_tokenizer)
     assert "1 of 2 judgements unanswered" in capsys.readouterr().err
+
+
+def test_an_answer_in_the_paper_s_format_gives_its_negative_spans_their_sign_and_counts_the_empty_heading(
+        tmp_path, tiny_tokenizer):
+    answer = f'Positive spans: None identified\nNegative spans:\n[Span 1]: "{BAD}"\n'
+    reward = dense_reward(tmp_path, ScriptedCritic({BAD: answer, GOOD: "Positive spans: None identified\n"
+                                                                       "Negative spans: None identified"}),
+                          alpha_extrinsic=1.0, alpha_intrinsic=0.5)
+    rollout, lengths = episodes(tiny_tokenizer, [BAD, GOOD], width=12)
+    dense = reward.token_rewards(SAMPLES, [BAD, GOOD], torch.zeros(2), rollout, tiny_tokenizer)
+    assert torch.allclose(dense[0, :lengths[0]], torch.full((lengths[0],), -0.5))
+    assert torch.all(dense[1] == 0)
+    stats = reward.iteration_stats()
+    assert (stats["critic/spans"], stats["critic/none"], stats["critic/malformed"]) == (1, 1, 0)
+    assert stats["critic/none_under_heading"] == 3  # Positive in the first answer, both in the second

@@ -93,3 +93,13 @@ def test_a_span_under_each_built_in_label_earns_that_label_s_sign_on_its_tokens(
     critique = parse_critique(f'{label}: "plot was"', list(template.labels))
     rewards, _ = span_token_rewards(text, offsets, critique, template.labels, 1.0)
     assert rewards == [0.0, sign, sign, 0.0]
+
+
+def test_a_template_may_name_its_answer_format(tmp_path):
+    path = tmp_path / "mine.txt"
+    path.write_text("labels: Good=+1\nanswer format: lines\n---\n{generation}\n")
+    assert load_template(str(path)).answer_format == "lines"
+    assert load_template("sentiment").answer_format == "headed"  # the default reads both formats
+    path.write_text("labels: Good=+1\nanswer format: prose\n---\n{generation}\n")
+    with pytest.raises(TemplateError, match="answer format"):
+        load_template(str(path))

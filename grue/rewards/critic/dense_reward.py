@@ -50,6 +50,7 @@ class DenseCriticReward:
         self.outcomes: Counter = Counter()
         self.spans = SpanCounts()
         self.critic_s = 0.0
+        self.none_under_heading = 0  # headings answered "None identified" (apart from the outcomes)
         self.asked = self.cached = 0
         self.r_ex: list[float] = []
         self.r_in_per_episode: list[float] = []
@@ -76,7 +77,8 @@ class DenseCriticReward:
     def critiques(self, samples: Sequence[Sample], generations: Sequence[str],
                   r_ex: Sequence[float]) -> list[Critique]:
         prompts = [self.template.render(s.prompt, g, r * self.score_scale) for s, g, r in zip(samples, generations, r_ex)]
-        return [parse_critique(a, list(self.template.labels)) for a in self.judgements(prompts)]
+        return [parse_critique(a, list(self.template.labels), self.template.answer_format)
+                for a in self.judgements(prompts)]
 
     # -- per-token rewards -----------------------------------------------------------------------------
     def token_rewards(self, samples: Sequence[Sample], generations: Sequence[str], task_reward: torch.Tensor,
@@ -89,6 +91,7 @@ class DenseCriticReward:
         self._count_failures(sum(c.outcome == "failed" for c in critiques), len(critiques))
         for row, critique in enumerate(critiques):
             self.outcomes[critique.outcome] += 1
+            self.none_under_heading += len(critique.none_under)
             ids = rollout.actions[row, :lengths[row]].tolist()
             text, offsets = token_char_offsets(tokenizer, ids)
             values, counts = span_token_rewards(text, offsets, critique, self.template.labels, self.span_reward)
@@ -126,6 +129,7 @@ class DenseCriticReward:
                  "reward/intrinsic_sum_mean": sum(self.r_in_per_episode) / episodes,
                  "critic/wall_s": self.critic_s, "critic/asked": self.asked, "critic/cached": self.cached,
                  **{f"critic/{name}": self.outcomes[name] for name in OUTCOMES},
+                 "critic/none_under_heading": self.none_under_heading,
                  **{f"critic/spans_{name}": getattr(self.spans, name)
                     for name in ("marked", "matched", "repeated", "unmatched")}}
         last_error = getattr(self.critic, "last_error", None)

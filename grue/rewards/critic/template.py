@@ -24,6 +24,7 @@ class CritiqueTemplate:
     name: str
     body: str
     labels: dict[str, float]  # answer label -> sign of its spans' reward
+    answer_format: str = "headed"  # how answers are parsed (grue.rewards.critic.parse.ANSWER_FORMATS)
 
     @property
     def digest(self) -> str:
@@ -69,6 +70,18 @@ def _parse_labels(line: str, where: str) -> dict[str, float]:
     return labels
 
 
+def _answer_format(header: str, where: str) -> str:
+    """The optional `answer format:` header line (headed: DRLC's headings + [Span n] lines, and plain
+    `Label: "span"` lines too; lines: only the latter); headed when absent."""
+    from grue.rewards.critic.parse import ANSWER_FORMATS
+
+    lines = [line.split(":", 1)[1].strip().lower() for line in header.splitlines()
+             if line.lower().startswith("answer format:")]
+    if len(lines) > 1 or (lines and lines[0] not in ANSWER_FORMATS):
+        raise TemplateError(f"{where}: 'answer format:' takes one of {', '.join(ANSWER_FORMATS)}, once")
+    return lines[0] if lines else "headed"
+
+
 def load_template(ref: str) -> CritiqueTemplate:
     from grue.storage.inputs import InputError, read_text
 
@@ -83,9 +96,10 @@ def load_template(ref: str) -> CritiqueTemplate:
     label_lines = [line for line in header.splitlines() if line.lower().startswith("labels:")]
     if len(label_lines) != 1:
         raise TemplateError(f"{path}: the header needs exactly one 'labels:' line")
+    answer_format = _answer_format(header, str(path))
     if "{generation}" not in body:
         raise TemplateError(f"{path}: the body never shows the sample; it needs a {{generation}} placeholder")
-    return CritiqueTemplate(path.stem, body.strip() + "\n", _parse_labels(label_lines[0], str(path)))
+    return CritiqueTemplate(path.stem, body.strip() + "\n", _parse_labels(label_lines[0], str(path)), answer_format)
 
 
 def template_for_task(task: str, ref: str | None) -> CritiqueTemplate:
