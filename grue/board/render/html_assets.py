@@ -19,10 +19,20 @@ h2 { font-size: 17px; margin: 28px 0 8px; border-bottom: 1px solid var(--line); 
 h3 { font-size: 15px; margin: 18px 0 6px; }
 .scroll { overflow-x: auto; }
 table { border-collapse: collapse; font-size: 13px; margin: 6px 0; }
-th, td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: right; white-space: nowrap; }
-th.label, td.label, td.text { text-align: left; }
+/* Numbers never wrap; labels, text and headers wrap where their words allow, so a table fits the page
+   where it can (the headline columns in view at 1280 px) and scrolls sideways where it cannot. */
+th, td { border-bottom: 1px solid var(--line); padding: 4px 7px; text-align: right; white-space: nowrap; vertical-align: top; }
+th { white-space: normal; vertical-align: bottom; }
+th.label, td.label, th.text, td.text { text-align: left; }
+td.label { white-space: normal; }
 td.text { white-space: normal; min-width: 14em; max-width: 40em; }
-thead th { background: #f3f5f9; position: sticky; top: 0; cursor: pointer; user-select: none; }
+td .sd { display: block; font-size: 11px; font-weight: 400; color: var(--muted); }
+thead th { background: #f3f5f9; cursor: pointer; user-select: none; }
+/* The first column (the algorithm) stays in view while the table scrolls sideways. */
+table.sortable tr > :first-child { position: sticky; left: 0; z-index: 1; background: #fff; box-shadow: inset -1px 0 0 var(--line); }
+table.sortable thead tr > :first-child { background: #f3f5f9; z-index: 2; }
+table.sortable tr.ref > :first-child { background: var(--ref); }
+.notice { background: #fff4e5; border-left: 4px solid #f0a030; padding: 4px 10px; margin: 4px 0 6px; font-size: 13px; }
 thead th[aria-sort="ascending"]::after { content: " ▲"; font-size: 10px; }
 thead th[aria-sort="descending"]::after { content: " ▼"; font-size: 10px; }
 tr.ref td { background: var(--ref); font-style: italic; color: #5a4b1a; }

@@ -1,6 +1,7 @@
 """Markdown rendering of board tables (GitHub-flavoured pipe tables)."""
 from __future__ import annotations
 
+from grue.board.render.notices import split_notes
 from grue.board.tables.table import Table
 
 
@@ -11,7 +12,8 @@ def _escape(text: str) -> str:
 def render_table(table: Table, level: int = 2) -> str:
     """A heading, the pipe table, and its notes; bold cells are wrapped in ** **."""
     columns = table.label_columns + table.value_columns
-    lines = [f"{'#' * level} {table.title}", ""]
+    above, under = split_notes(table)  # the mini notice before the rows it concerns
+    lines = [f"{'#' * level} {table.title}", ""] + [f"> **{notice}**\n" for notice in above]
     lines.append("| " + " | ".join(_escape(c.header) for c in columns) + " |")
     lines.append("|" + "|".join("---" if c in table.label_columns or not c.numeric else "---:" for c in columns) + "|")
     for row in table.rows:
@@ -26,7 +28,7 @@ def render_table(table: Table, level: int = 2) -> str:
             texts[0] = f"*{texts[0]} (paper)*"
         lines.append("| " + " | ".join(texts) + " |")
     lines.append("")
-    lines.extend(f"_{note}_" for note in table.notes)
+    lines.extend(f"_{note}_" for note in under)
     return "\n".join(lines).rstrip() + "\n"
 
 
