@@ -1,4 +1,5 @@
-"""`grue eval`: score any run directory or model reference on a task's metric mix."""
+"""`grue eval`: score any run directory or model reference on a task's metric mix; a run directory's model card
+(model/README.md, grue/results/model_card.py) is written again."""
 from __future__ import annotations
 
 import json
@@ -133,3 +134,8 @@ def eval_command(args: Sequence[str]) -> None:
 
     print_metrics(out.path)
     console.print(f"[green]\\[grue] wrote {out.results}[/]")
+    if (Path(model) / "results.json").is_file():  # a run directory: its model card is written again
+        from grue.results.model_card import write_model_cards
+
+        for card in write_model_cards(Path(model)):
+            console.print(f"\\[grue] model card: {card}")
