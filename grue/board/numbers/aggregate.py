@@ -19,11 +19,22 @@ from grue.board.metric_info import higher_is_better
 # the setting (the config without the seed; `setting_label` names the keys that differ, see setting.py).
 VARIANT_KEYS: list[str] = ["reward", "init_model", "setting", "setting_label"]
 ROW_KEYS: list[str] = ["task", "algo", "reward", "init_model", "profile", "setting", "setting_label"]
+# What a run spent (results.json `cost`, grue/results/cost.py), beside its metrics; NaN where a run does not say.
+COST_KEYS: list[str] = ["train_generated_tokens", "train_seconds", "eval_generated_tokens"]
 SEED_COLUMNS: list[str] = ROW_KEYS + ["seed", "split", "metric", "value", "higher_is_better", "n_samples", "run_dir",
-                                    "verified"]
+                                    "verified"] + COST_KEYS
 AGG_COLUMNS: list[str] = ROW_KEYS + ["split", "metric", "higher_is_better", "n", "mean", "std", "sem",
-                                     "ci_low", "ci_high", "seeds", "n_samples", "verified"]
+                                     "ci_low", "ci_high", "seeds", "n_samples", "verified"] \
+    + COST_KEYS + [f"{k}_std" for k in COST_KEYS]
 CONFIDENCE = 0.95
+
+
+def run_cost(run: Run, split: str) -> dict[str, float]:
+    """The run's recorded cost; its evaluation tokens are the split's (NaN where the file records none)."""
+    cost = run.doc.get("cost") if isinstance(run.doc.get("cost"), dict) else {}
+    sampled = cost.get("eval_generated_tokens") if isinstance(cost.get("eval_generated_tokens"), dict) else {}
+    values = {**{k: cost.get(k) for k in COST_KEYS[:2]}, "eval_generated_tokens": sampled.get(split)}
+    return {k: float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else math.nan for k, v in values.items()}
 
 
 def seed_frame(runs: list[Run]) -> pd.DataFrame:
@@ -33,11 +44,12 @@ def seed_frame(runs: list[Run]) -> pd.DataFrame:
         declared = run.higher_is_better
         labels = dict(zip(ROW_KEYS, run.key))
         for split in run.doc["metrics"]:
+            cost = run_cost(run, split)
             for metric, value in run.metrics(split).items():
                 rows.append({
                     **labels, "seed": run.seed, "split": split, "metric": metric,
                     "value": value, "higher_is_better": higher_is_better(metric, declared),
-                    "n_samples": run.n_samples(split), "run_dir": str(run.path), "verified": run.verified,
+                    "n_samples": run.n_samples(split), "run_dir": str(run.path), "verified": run.verified, **cost,
                 })
     return pd.DataFrame(rows, columns=SEED_COLUMNS)
 
@@ -75,6 +87,10 @@ def aggregate(seeds: pd.DataFrame) -> pd.DataFrame:
         row["n_samples"] = float(sizes.pop()) if len(sizes) == 1 else math.nan
         # Seeds a board verified (grue leaderboard add re-scored their predictions): the tables' Verified mark.
         row["verified"] = int(group["verified"].sum()) if "verified" in group else 0
+        for key in COST_KEYS:  # one value per seed (every metric row of a run repeats it)
+            spent = group[key].dropna() if key in group else pd.Series(dtype=float)
+            row[key] = float(spent.mean()) if len(spent) else math.nan
+            row[f"{key}_std"] = float(spent.std(ddof=1)) if len(spent) > 1 else math.nan
         out.append(row)
     return pd.DataFrame(out, columns=AGG_COLUMNS)
 

@@ -12,6 +12,7 @@ import pandas as pd
 from grue.board.numbers.aggregate import ROW_KEYS, report_split
 from grue.board.metric_info import COUNT_METRICS, direction, metric_order
 from grue.board.numbers.reference import HIDDEN_TEST, provenance
+from grue.board.tables.cost_columns import COST_NOTE, cost_cells, cost_columns
 from grue.board.tables.table import FLAG_MARK, Cell, Column, Row, Table
 from grue.board.task_info import algo_label, algo_rank, ordered_tasks, outside_grue_note  # noqa: F401  (re-exported)
 
@@ -68,8 +69,9 @@ def task_table(agg: pd.DataFrame, task: str, split: str | None = None, with_pape
     labels = LABEL_COLUMNS + ([SETTING_COLUMN] if (frame["setting_label"] != "").any() else [])
     verified = "verified" in frame and bool((frame["verified"].fillna(0) > 0).any())
     labels += [VERIFIED_COLUMN] if verified else []
+    costs = cost_columns(frame)
     table = Table(title=_title(task, split), label_columns=labels,
-                  value_columns=[Column(m, m, direction(m, {m: bool(declared[m])})) for m in metrics],
+                  value_columns=[Column(m, m, direction(m, {m: bool(declared[m])})) for m in metrics] + costs,
                   anchor=f"{task}-{split}")
     keys = ["source"] + ROW_KEYS
     groups = {k: g for k, g in frame.groupby(keys, sort=False)}
@@ -91,6 +93,7 @@ def task_table(agg: pd.DataFrame, task: str, split: str | None = None, with_pape
             named["verified"] = verified_text(group["verified"].max(), group["n"].max()) if source == "runs" else ""
         cells = {m: _cell(r, m) for m, r in group.iterrows()}
         flags |= {f"{m}: {c.flag}" for m, c in cells.items() if c.flag}
+        cells.update(cost_cells(group, costs) if source == "runs" else {})
         note = ""
         if source != "runs":
             table_id = str(group["table"].iloc[0]) if "table" in group else ""
@@ -106,6 +109,8 @@ def task_table(agg: pd.DataFrame, task: str, split: str | None = None, with_pape
                            "seeds of one setting only, never different settings.")
     if verified:
         table.notes.append(VERIFIED_NOTE)
+    if costs:
+        table.notes.append(COST_NOTE)
     if tables_cited:
         cites = "; ".join(provenance(t) for t in sorted(tables_cited))
         table.notes.append(f"Rows marked paper are the published numbers ({cites}), not runs of ours.")
