@@ -83,3 +83,17 @@ def chosen_entries(entries: pd.DataFrame, selection: pd.DataFrame, strategy: str
         out[key] = grouped[key].apply(lambda s: ",".join(sorted(set(s)))).values
     out["n"] = grouped["n"].min().values
     return out
+
+
+def rows_to_show(selection: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    """The selection rows a reader of these runs needs, and how many of the paper's rows were left out.
+
+    Every choice made among the runs is shown. Of the paper's published rows (44 choices over its seven
+    tasks), only those on a task the runs cover and with more than one candidate: a task not run here, or
+    a single published candidate, involves no choice a reader could question. The exports' CSV and JSON
+    keep every row.
+    """
+    ours = selection[selection["source"] == "runs"]
+    paper = selection[selection["source"] != "runs"]
+    relevant = paper[paper["task"].isin(set(ours["task"])) & (paper["n_candidates"] > 1)]
+    return pd.concat([ours, relevant]) if not relevant.empty else ours, len(paper) - len(relevant)

@@ -9,6 +9,7 @@ import math
 import pandas as pd
 
 from grue.board.build import Board
+from grue.board.numbers.selection import rows_to_show
 from grue.board.task_info import grue_tasks, naturalness_metrics, task_short
 from grue.board.tables.table import Cell, Column, Row, Table
 from grue.board.task_info import algo_label, algo_rank
@@ -122,7 +123,8 @@ def selection_table(board: Board) -> Table:
                   Column("selected_on", "Chosen on")],
                   [Column("value", "Val. task score", True), Column("n_candidates", "Candidates", numeric=False),
                    Column("candidates", "All candidates (task score)", numeric=False), Column("note", "Note", numeric=False)], anchor="selection")
-    ordered = board.selection.assign(_rank=board.selection["algo"].map(algo_rank))
+    shown, left_out = rows_to_show(board.selection)
+    ordered = shown.assign(_rank=shown["algo"].map(algo_rank))
     for r in ordered.sort_values(["source", "profile", "task", "_rank"], ascending=[False, True, True, True]).to_dict("records"):
         labels = {k: str(r[k]) for k in ("source", "profile", "task", "reward", "init_model", "setting_label", "selected_on")}
         labels["algo"] = algo_label(r["algo"])
@@ -131,6 +133,9 @@ def selection_table(board: Board) -> Table:
         table.rows.append(Row(labels, cells, reference=r["source"] != "runs"))
     table.notes.append(f"Strategy: {board.options.rewards}. The criterion is the validation task score; "
                        "ties are broken by naturalness.")
+    if left_out:
+        table.notes.append(f"{left_out} of the paper's published choices are not listed here (tasks without runs on "
+                           "this board, or a single published candidate); the CSV and JSON exports list every row.")
     return table
 
 
