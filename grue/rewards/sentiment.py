@@ -2,6 +2,15 @@
 
 As in the reference setup the classifier reads the prompt and the generated text together,
 left-truncated so the continuation (the part the policy controls) is always seen.
+
+The same classifier as a reward on other scales (the metric stays P(positive)):
+- `sentiment` (RL4LMs): P(positive), in [0, 1].
+- `sentiment_logit` (DRLC's extrinsic reward, "the positive-class logit"; TRL's sentiment pipeline
+  without a softmax): the positive class's raw logit.
+- `sentiment_logodds` (Ziegler's mock-sentiment r_s): log P(positive) / (1 - P(positive)).
+- `sentiment_normalised`: P(positive) standardised to mean 0 and variance 1 over the initial policy's
+  samples, the scale a learned reward is normalised to (grue.rewards.learned.normalised), so RL on the
+  oracle and RL on a reward model learned from it meet the same KL coefficient at the same scale.
 """
 from __future__ import annotations
 
@@ -43,6 +52,20 @@ class SentimentClassifier:
             out.extend(probs.tolist())
         return out
 
+    @torch.inference_mode()
+    def positive_logits(self, texts: Sequence[str]) -> tuple[list[float], list[float]]:
+        """(the positive class's raw logit, log P(positive) / P(not positive)) per text."""
+        logits_out, logodds_out = [], []
+        for start in range(0, len(texts), self.batch_size):
+            batch = self.tokenizer(list(texts[start:start + self.batch_size]), padding=True, truncation=True,
+                                   max_length=self.max_length, return_tensors="pt").to(self.device)
+            logits = self.model(**batch).logits.float()
+            positive = logits[:, self.positive_label]
+            others = torch.cat([logits[:, :self.positive_label], logits[:, self.positive_label + 1:]], dim=1)
+            logits_out.extend(positive.tolist())
+            logodds_out.extend((positive - others.logsumexp(-1)).tolist())
+        return logits_out, logodds_out
+
 
 _CLASSIFIERS: dict[tuple[str, str], SentimentClassifier] = {}
 
@@ -55,24 +78,52 @@ def shared_classifier(ref: str, device: str = "cpu", batch_size: int = 64) -> Se
     return _CLASSIFIERS[key]
 
 
-class SentimentReward:
-    name = "sentiment"
+SCALES = ("probability", "logit", "logodds")
 
-    def __init__(self, classifier: SentimentClassifier) -> None:
-        self.classifier = classifier
+
+class SentimentReward:
+    def __init__(self, classifier: SentimentClassifier, scale: str = "probability") -> None:
+        if scale not in SCALES:
+            raise ValueError(f"sentiment reward scale must be one of {', '.join(SCALES)}, not {scale!r}")
+        self.classifier, self.scale = classifier, scale
+        self.name = "sentiment" if scale == "probability" else f"sentiment_{scale}"
 
     def __call__(self, samples: Sequence[Sample], generations: Sequence[str]) -> list[float]:
         texts = [s.prompt + g for s, g in zip(samples, generations)]
-        return self.classifier.positive_probability(texts)
+        if self.scale == "probability":
+            return self.classifier.positive_probability(texts)
+        logits, logodds = self.classifier.positive_logits(texts)
+        return logits if self.scale == "logit" else logodds
 
 
-@register_reward("sentiment")
-def _sentiment_reward(cfg) -> SentimentReward:
+def _classifier(cfg) -> SentimentClassifier:
     if not cfg.reward.model:
         raise ValueError("reward.model must name the sentiment classifier")
     from grue.runtime.process import device_of
 
-    return SentimentReward(shared_classifier(cfg.reward.model, device_of(cfg), cfg.reward.batch_size))
+    return shared_classifier(cfg.reward.model, device_of(cfg), cfg.reward.batch_size)
+
+
+@register_reward("sentiment")
+def _sentiment_reward(cfg) -> SentimentReward:
+    return SentimentReward(_classifier(cfg))
+
+
+@register_reward("sentiment_logit")
+def _sentiment_logit_reward(cfg) -> SentimentReward:
+    return SentimentReward(_classifier(cfg), "logit")
+
+
+@register_reward("sentiment_logodds")
+def _sentiment_logodds_reward(cfg) -> SentimentReward:
+    return SentimentReward(_classifier(cfg), "logodds")
+
+
+@register_reward("sentiment_normalised")
+def _sentiment_normalised_reward(cfg):
+    from grue.rewards.learned.normalised import RhoNormalisedReward
+
+    return RhoNormalisedReward(SentimentReward(_classifier(cfg)), "sentiment_normalised")
 
 
 class SentimentScorer:

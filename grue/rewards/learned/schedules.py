@@ -163,6 +163,9 @@ def results_fields(run_dir: Path) -> dict:
     train_log = run_dir / "logs" / "train.jsonl"
     if train_log.is_file():
         out.update(kl_results(read_jsonl(train_log)))
+    from grue.rewards.learned.normalised import normalisation_fields
+
+    out.update(normalisation_fields(run_dir))
     rounds = sorted((run_dir / MODELS_DIR).glob("round*/reward_model.json"),
                     key=lambda p: int(p.parent.name.removeprefix("round")))
     if not rounds:
@@ -191,4 +194,8 @@ def build_run_reward(cfg: Any, run_dir: Path, policy: Any, train: Sequence[Sampl
         return ScheduledReward(cfg, run_dir, policy, train, progress, say)
     from grue.rewards.registry import build_reward
 
-    return build_reward(cfg, run_dir)
+    reward = build_reward(cfg, run_dir)
+    base = getattr(reward, "extrinsic", reward)  # under reward.dense=critic, the task's reward inside it
+    if hasattr(base, "calibrate"):  # a reward standardised over the initial policy's samples
+        base.calibrate(cfg, run_dir, policy, train, say)
+    return reward
