@@ -206,17 +206,18 @@ def _loading(doc: Mapping[str, Any], where: str) -> list[str]:
             "```bash", f"grue eval model={where} task={doc['task']} profile={doc['profile']}", "```"]
 
 
-def render_model_card(docs: Sequence[Mapping[str, Any]], *, config_yaml: str | None = None, name: str | None = None,
-                      where: str = ".") -> str:
-    """The card of one setting: `docs` are its seeds' results documents, the described run's first.
+def render_model_card(docs: Sequence[Mapping[str, Any]], *, seed: int | None = None, config_yaml: str | None = None,
+                      name: str | None = None, where: str = ".") -> str:
+    """The card of one setting: `docs` are its seeds' results documents; `seed` the one the card describes
+    (the first by default), whose config it shows.
 
     `config_yaml` is that run's config.yaml (its resolved config is dumped when not given); `where` is
     the path or hub id the loading example reads the model from.
     """
     if not docs:
         raise ValueError("a model card needs at least one results document")
-    docs = list(docs)
-    doc = docs[0]
+    docs = sorted(docs, key=lambda d: d["seed"])
+    doc = next((d for d in docs if d["seed"] == seed), docs[0])
     name = name or f"{doc['task']}-{doc['profile']}-{doc['algo']}-seed{doc['seed']}"
     title, short, _ = _task_info(doc["task"])
     label = _algo_label(doc["algo"])
@@ -257,9 +258,8 @@ def card_for_run(run_dir: Path, where: str | None = None) -> str | None:
     if not seeds:
         return None
     own = Path(run_dir)
-    ordered = [(p, d) for p, d in seeds if p == own] + [(p, d) for p, d in seeds if p != own]
     config = own / "config.yaml"
-    return render_model_card([d for _, d in ordered], name=own.name,
+    return render_model_card([d for _, d in seeds], seed=next(d["seed"] for p, d in seeds if p == own), name=own.name,
                              config_yaml=config.read_text(encoding="utf-8") if config.is_file() else None,
                              where=where or str(own / "model"))
 
