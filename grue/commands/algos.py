@@ -1,13 +1,12 @@
 """`grue algos`: the registered algorithms, what each trains and reads, and where it comes from.
 
 A table on a wide terminal; one line per algorithm otherwise (a pipe, a log, an 80-column window),
-so a name is never wrapped or cut.
+so a name is never wrapped or cut. Printed to stdout.
 """
 from __future__ import annotations
 
+from rich.console import Console
 from rich.table import Table
-
-from grue.run.display import console
 
 WIDE = 140  # columns the table needs to show every cell whole
 
@@ -26,12 +25,13 @@ def _rows() -> list[dict[str, str]]:
     return rows
 
 
-def print_algorithms() -> None:
+def print_algorithms(console: Console | None = None) -> None:
     from grue.train.registry import COMMON_GROUPS
 
+    console = console or Console()  # stdout: a listing to read, pipe or grep (as grue tasks)
     rows = _rows()
     if console.is_terminal and console.width >= WIDE:
-        table = Table(title="Algorithms (grue/train/registry.py; plugins via GRUE_PLUGINS)")
+        table = Table(title="Algorithms (grue/train/registry.py; plugins via GRUE_PLUGINS or grue.plugins entry points)")
         for col in ("algo", "label", "trains", "reads (beyond the common groups)", "warm start", "trainer", "from"):
             table.add_column(col)
         for row in rows:
