@@ -6,6 +6,8 @@ answer is "yes" when at least one claim holds significantly and none is signific
 otherwise, and "not testable" when no claim has two seeds on both sides. The automatic questions
 use the per-task GRUE score (mean of task and naturalness scores); the human-study questions
 cannot be answered from runs and are listed as such. The paper's own answer is shown beside ours.
+Beside them, today's question "Is the critic worth its cost?" (critic_question.py) is answered by the
+same machinery, its test in the same family.
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from grue.board.numbers.critic_question import QUESTION, QUESTION_ID, critic_claims, needs_text
 from grue.board.numbers.reference import paper_table2
 from grue.board.numbers.stats import ALPHA, NOT_TESTABLE, Welch, holm, welch
 from grue.board.task_info import algo_label, algo_rank
@@ -118,9 +121,11 @@ def answer_questions(picked: pd.DataFrame, raw_seeds: pd.DataFrame) -> pd.DataFr
     for (profile, task), group in picked.groupby(["profile", "task"], sort=True):
         split = group["split"].iloc[0]
         raw = raw_seeds[(raw_seeds["profile"] == profile) & (raw_seeds["task"] == task) & (raw_seeds["split"] == split)]
+        critic, critic_notes = critic_claims(group, raw)
+        asked = [*QUESTIONS, (QUESTION_ID, QUESTION, critic)]
         tests = [(qid, claim, welch(_values(group, raw, claim.better, claim.measure),
                                     _values(group, raw, claim.worse, claim.measure)))
-                 for qid, _, claims in QUESTIONS for claim in claims]
+                 for qid, _, claims in asked for claim in claims]
         adjusted = holm([t.p for _, _, t in tests])
         for qid, text, claims in QUESTIONS:
             outcomes = [(c, t, p) for (q, c, t), p in zip(tests, adjusted) if q == qid]
@@ -128,6 +133,11 @@ def answer_questions(picked: pd.DataFrame, raw_seeds: pd.DataFrame) -> pd.DataFr
             rows.append({"profile": profile, "task": task, "question_id": qid, "question": text, "answer": answer,
                          "detail": detail, "evidence": _evidence_text(answer, outcomes),
                          "paper_answer": paper.get(qid, {}).get(task)})
+        outcomes = [(c, t, p) for (q, c, t), p in zip(tests, adjusted) if q == QUESTION_ID]
+        answer, detail = _answer(outcomes, hack=False) if outcomes else (NOT_TESTABLE, needs_text())
+        rows.append({"profile": profile, "task": task, "question_id": QUESTION_ID, "question": QUESTION,
+                     "answer": answer, "detail": "; ".join([detail, *critic_notes]),
+                     "evidence": _evidence_text(answer, outcomes), "paper_answer": None})
         for qid, text in HUMAN_QUESTIONS:
             rows.append({"profile": profile, "task": task, "question_id": qid, "question": text,
                          "answer": "not answerable", "detail": "needs human ratings, not runs", "evidence": "",
