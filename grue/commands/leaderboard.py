@@ -99,9 +99,8 @@ ADD_HELP = ("bundle file(s), then key=value: board=DIR (its runs/ folder receive
 
 
 def _split_words(words: list[str], allowed: set[str]) -> tuple[list[str], dict[str, str]]:
-    """Positional words and key=value options (only keys in `allowed` count as options)."""
-    positional = [w for w in words if w.partition("=")[0] not in allowed or "=" not in w]
-    return positional, parse_pairs([w for w in words if w not in positional], allowed)
+    """Paths, and key=value options (an unknown key is refused, naming the allowed ones)."""
+    return [w for w in words if "=" not in w], parse_pairs([w for w in words if "=" in w], allowed)
 
 
 @leaderboard_app.command("bundle", help="Bundle finished runs for a board, one archive per setting. Example: "
@@ -141,6 +140,9 @@ def add(args: Optional[list[str]] = typer.Argument(None, help=ADD_HELP)) -> None
     bundles, options = _split_words(args or [], ADD_KEYS)
     if not bundles:
         raise typer.BadParameter("name the bundle to add (written by `grue leaderboard bundle`)")
+    missing = [b for b in bundles if not Path(b).is_file()]
+    if missing:
+        raise typer.BadParameter(f"{', '.join(missing)}: no such bundle file (`grue leaderboard bundle` writes them)")
     try:
         relative = float(options.get("tolerance", "0.001"))
     except ValueError:
