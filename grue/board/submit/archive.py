@@ -5,7 +5,7 @@ member is checked, and one bad member refuses the whole archive. Refused: absolu
 (symbolic or hard), device files and FIFOs, anything that is neither a regular file nor a directory,
 a name that appears twice, a name that is a file in one member and a directory in another, and more
 uncompressed bytes than a bundle may hold. Accepted members are written by grue itself (never by
-`tarfile.extract`), each under the destination, created exclusively, with plain permissions.
+`tarfile.extract`), each under the destination, created exclusively, with plain permissions (the umask's).
 """
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ import tarfile
 import time
 from pathlib import Path, PurePosixPath
 from typing import Mapping
+
+from grue.storage.atomic import umask_mode
 
 MAX_BYTES = 64 * 2 ** 30  # what a bundle may hold uncompressed (a few models' weights at most)
 _DRIVE = re.compile(r"^[A-Za-z]:")
@@ -117,7 +119,7 @@ def safe_extract(archive: Path, dest: Path, max_bytes: int = MAX_BYTES) -> list[
                 source = tar.extractfile(member)
                 with source, open(target, "xb") as out:  # exclusive: nothing extracted earlier is replaced
                     shutil.copyfileobj(source, out)
-                os.chmod(target, 0o644)
+                os.chmod(target, umask_mode())  # plain permissions, as grue writes its own files
     except (tarfile.TarError, EOFError, OSError, ValueError) as err:
         return [f"{archive} is not a readable bundle archive: {err}"]
     return []
