@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from board_fixtures import results_doc, write_run
+from board_fixtures import results_doc, write_logs, write_run
 from grue.board.export import export_board
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[dev]')")
@@ -32,7 +32,7 @@ def _task_specs():
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
     """Mini runs of three algorithms, two seeds, on all seven tasks, every metric each task reports (the
-    widest tables the board makes), exported with the paper's rows beside them."""
+    widest tables the board makes), exported with the paper's rows beside them; IMDB's runs with their logs."""
     root = tmp_path_factory.mktemp("layout")
     rng = random.Random(7)
     for task, spec in _task_specs().items():
@@ -41,7 +41,9 @@ def site(tmp_path_factory) -> Path:
             for seed in range(2):
                 metrics = {split: {m: rng.uniform(0.1, 0.9) * (30 if m == "perplexity" else 1) for m in spec.metrics}
                            for split in ("val", "test")}
-                write_run(root / "runs", results_doc(task, algo, seed, metrics, reward=reward))
+                run_dir = write_run(root / "runs", results_doc(task, algo, seed, metrics, reward=reward))
+                if task == "imdb":  # learning curves and the checkpoint-choice table too
+                    write_logs(run_dir, algo, seed)
     _, written = export_board([root / "runs"], root / "out", ["html"])
     return written["html"][0].parent
 
