@@ -258,6 +258,17 @@ class CriticConfig:
 
 
 @dataclass
+class TrackingConfig:
+    """Live tracking (grue/run/tracking.py): where a run's curves and sample tables go. Never part of the
+    config hash (grue/config/identity.py)."""
+
+    tensorboard: bool = True          # event files in <run>/tensorboard/
+    wandb: bool = False               # W&B through accelerate (pip install 'grue[wandb]'; project: WANDB_PROJECT)
+    wandb_mode: str = rule("online", OneOf(("online", "offline")))  # offline: <run>/wandb/, uploaded by `wandb sync`
+    samples: int = rule(4, NON_NEGATIVE)  # validation prompts in the sample table at each intermediate evaluation
+
+
+@dataclass
 class RunConfig:
     task: str = rule("imdb", OneOf(_task_names))
     algo: str = rule("nlpo", OneOf(_algorithm_names))
@@ -290,6 +301,7 @@ class RunConfig:
     nlpo: NLPOConfig = field(default_factory=NLPOConfig)
     supervised: SupervisedConfig = field(default_factory=SupervisedConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
+    tracking: TrackingConfig = field(default_factory=TrackingConfig)
 
 
 def run_schema() -> type:

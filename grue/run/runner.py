@@ -55,7 +55,10 @@ class Run:
             if in_launched_process():
                 die_with_launcher()
 
-            self.accelerator = make_accelerator(self.device, self.dir.path)
+            from grue.run.tracking import run_trackers
+
+            trackers = run_trackers(cfg, self.dir.path)  # TensorBoard, W&B (grue/run/tracking.py)
+            self.accelerator = make_accelerator(self.device, self.dir.path, trackers=trackers)
             self.main, self.world = self.accelerator.is_main_process, self.accelerator.num_processes
             if str(getattr(self.accelerator.distributed_type, "value", "")) == "DEEPSPEED":
                 from grue.runtime.accelerate_configs import deepspeed_refusal
@@ -112,6 +115,9 @@ class Run:
             self._fail(f"{type(err).__name__}: {err}")
             raise
         finally:
+            from grue.run.tracking import stop_tracking
+
+            stop_tracking(self.accelerator)  # TensorBoard flushed, a W&B run finished, however the run ended
             if lock is not None:
                 lock.release()
 
@@ -159,6 +165,9 @@ class Run:
 
         path = rescore(self.cfg, self.dir, self.hash, self._initial_model_ref(), self.device)
         if path is not None:
+            from grue.results.model_card import write_model_cards
+
+            write_model_cards(self.dir.path)
             console.print(f"\\[grue] {self.dir.results} rewritten: the run's saved model and predictions were "
                           "intact and are scored again; nothing was retrained", soft_wrap=True)
         else:
@@ -171,8 +180,9 @@ class Run:
         cfg = self.cfg
         if self.main:
             self.dir.start(to_yaml(cfg), self.hash)
-        if self.accelerator.log_with:  # TensorBoard through accelerate's trackers, when it is installed
-            self.accelerator.init_trackers("tensorboard")
+        from grue.run.tracking import log_metrics, start_tracking
+
+        start_tracking(self)  # TensorBoard (and W&B when asked) through accelerate's trackers
         configure_threads(cfg)
         seed_everything(cfg.seed)
         from tasks import get_task
@@ -195,6 +205,7 @@ class Run:
         if self.main:
             self.dir.drop_final_evaluation()  # of an earlier attempt cut short after logging it
             for split, ev in final.items():
+                log_metrics(self, split, ev.metrics, trained.final_iteration)
                 atomic_write_jsonl(self.dir.predictions(split), ev.predictions)
                 append_jsonl(self.dir.eval_log, {"iteration": trained.final_iteration, "split": split, "final": True,
                                                  "metrics": ev.metrics,
@@ -205,6 +216,9 @@ class Run:
             doc.update(results_fields(self.dir.path))  # a label schedule's labels and reward-model accuracy
             doc.update(cost_fields(self.dir.path))  # generated tokens and seconds of training (grue/results/cost.py)
             self.dir.finish(doc)
+            from grue.results.model_card import write_model_cards
+
+            write_model_cards(self.dir.path)  # model/README.md of this seed and of its setting's other seeds
         self._barrier()  # no rank returns before results.json (and model/) exist
         return self.dir.path
 

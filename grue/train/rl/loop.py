@@ -18,6 +18,7 @@ def train_rl(run: RunServices, trainer_class: Any, policy: Any, splits: dict, sc
     from grue.policy.load import build_value, frozen_copy
     from grue.rewards.learned.schedules import build_run_reward
     from grue.run.display import rl_status
+    from grue.run.tracking import headline_metric, track_evaluation
 
     cfg = run.cfg
     seed_everything(cfg.seed)  # the RL phase starts from the same state whether or not a warm start ran first
@@ -50,9 +51,11 @@ def train_rl(run: RunServices, trainer_class: Any, policy: Any, splits: dict, sc
                 last_val = run.evaluate(policy, scorers, splits["val"], "val", outcome).metrics
                 if run.main:
                     append_jsonl(run.dir.eval_log, {"iteration": trainer.iteration, "split": "val", "metrics": last_val})
+                track_evaluation(run, trainer.iteration, "val", last_val, policy, ref_model, reward, splits["val"],
+                                 outcome)  # metrics and the sample table to logs/samples.jsonl and the trackers
             if trainer.iteration % cfg.eval.save_every == 0 or trainer.iteration == trainer.n_iters:
                 run.save_checkpoint(trainer.iteration, trainer)
-            bar.advance(1, rl_status(stats, last_val))
+            bar.advance(1, rl_status(stats, last_val, headline_metric(cfg)))
     outcome.final_iteration = trainer.n_iters
     run.save_model(policy)
     return outcome

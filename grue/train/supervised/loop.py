@@ -29,6 +29,7 @@ def train_supervised(run: RunServices, trainer_class: Any, task: Any, policy: An
         if run.main:  # one process writes the log
             append_jsonl(run.dir.train_log, {"epoch": trainer.epoch, "loss": loss, "target_tokens": trainer.target_tokens,
                                              "seconds": time.perf_counter() - started})
+        run.accelerator.log({"loss": loss, "target_tokens": trainer.target_tokens}, step=trainer.epoch)  # trackers
         run.save_checkpoint(trainer.epoch, trainer)
     run.save_model(policy)
     return Trained()
