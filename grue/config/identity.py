@@ -20,7 +20,7 @@ from omegaconf import DictConfig, OmegaConf
 
 # Keys that change where or how fast a run goes, not what it computes (dotted for keys inside a group).
 NON_SEMANTIC_KEYS = ("output_dir", "device", "threads", "num_processes", "accelerate", "shard", "eval.save_every",
-                     "task_file", "dpo.save_every")
+                     "task_file", "dpo.save_every", "tracking")
 # Keys every algorithm reads whatever its groups: a file task's content digest (unset for built-in tasks).
 TASK_IDENTITY_KEYS = ("task_sha256",)
 # Field metadata: left out of the hash while the value is the field's default (fields added after runs
