@@ -134,3 +134,26 @@ def test_best_of_n_refuses_a_label_schedule_before_any_work(tiny_imdb_args):
 
     with pytest.raises(PreflightError, match="reward.schedule=offline trains its reward model during RL"):
         run([*tiny_imdb_args, "algo=best_of_n", "reward=learned", "reward.schedule=offline", "reward.labeler=sentiment"])
+
+
+def test_an_interrupted_dpo_run_resumes_mid_epoch_to_the_same_final_metrics(tiny_imdb_args, tmp_path, monkeypatch):
+    from grue.train.offline import dpo as dpo_module
+
+    comparisons = praise_comparisons(tmp_path / "labels.jsonl", 40)
+    args = [*tiny_imdb_args, "algo=dpo", f"dpo.comparisons={comparisons}", *DPO, "dpo.save_every=1"]
+    straight = results(run([*args, f"output_dir={tmp_path / 'a'}"]))
+    real_step = dpo_module.DPOTrainer.train_step
+
+    def killed_at_step_3(self):
+        if self.step == 2:
+            raise KeyboardInterrupt("simulated kill")
+        return real_step(self)
+
+    monkeypatch.setattr(dpo_module.DPOTrainer, "train_step", killed_at_step_3)
+    with pytest.raises(KeyboardInterrupt):
+        run([*args, f"output_dir={tmp_path / 'b'}"])
+    monkeypatch.setattr(dpo_module.DPOTrainer, "train_step", real_step)
+    resumed = run([*args, f"output_dir={tmp_path / 'b'}"])
+    assert results(resumed)["metrics"] == straight["metrics"]
+    log = [json.loads(line) for line in (resumed / "logs" / "train.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in log] == list(range(1, len(log) + 1)) and len(log) >= 4  # each step once
