@@ -71,7 +71,8 @@ MEASURE = """() => Array.from(document.querySelectorAll('div.scroll')).map(box =
   const head = Array.from(table.tHead.rows[0].cells);
   return {
     heading: heading ? heading.textContent : '',
-    notices: notices.map(n => ({text: n.textContent, visible: n.offsetHeight > 0 && getComputedStyle(n).visibility === 'visible'})),
+    notices: notices.map(n => ({text: n.textContent,
+                                visible: n.offsetHeight > 0 && getComputedStyle(n).visibility === 'visible'})),
     box: rect(box),
     headers: head.map(th => ({text: th.textContent.replace(/\\s+/g, ' ').trim(), x: rect(th), align: align(th)})),
     rows: Array.from(table.tBodies[0].rows).map(tr => Array.from(tr.cells).map(td => ({
@@ -120,8 +121,8 @@ def test_headers_span_their_columns_and_align_as_their_cells(site, page):
                         f"{path.name}: {table['heading']}: column {header['text']!r} and its cells differ in extent"
                 first = table["rows"][0][i] if table["rows"] else None
                 if first is not None:
-                    assert header["align"] == first["align"], \
-                        f"{path.name}: {table['heading']}: header {header['text']!r} is {header['align']}, its cells {first['align']}"
+                    where = f"{path.name}: {table['heading']}: header {header['text']!r}"
+                    assert header["align"] == first["align"], f"{where} is {header['align']}, its cells {first['align']}"
                 checked += 1
     assert checked > 300
 

@@ -41,7 +41,8 @@ def test_help_without_plugins_says_where_they_would_come_from(monkeypatch):
 
 def test_help_does_not_load_torch():
     code = ("import sys; sys.argv = ['grue', 'run', '--help']; import cli\n"
-            "try:\n    cli.main()\nexcept SystemExit:\n    pass\nprint('torch loaded' if 'torch' in sys.modules else 'no torch')")
+            "try:\n    cli.main()\nexcept SystemExit:\n    pass\n"
+            "print('torch loaded' if 'torch' in sys.modules else 'no torch')")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                           env={"PATH": "", "GRUE_PLUGINS": "no_such_lab.rewards", "PYTHONPATH": "."})
     assert proc.returncode == 0, proc.stderr

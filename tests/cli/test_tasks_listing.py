@@ -60,7 +60,8 @@ def test_at_80_columns_one_short_block_per_task_and_the_paper_profile_says_what_
         paper, mini = blocks[name].split("\n  paper ")[1].split("\n  mini ")
         assert " ".join(mini.split()).endswith("runs here? yes"), mini
         paper = " ".join(paper.split())
-        assert "runs here? no, not in the hub cache:" in paper and f"`grue fetch task={name}` on a machine with hub access" in paper
+        assert "runs here? no, not in the hub cache:" in paper
+        assert f"`grue fetch task={name}` on a machine with hub access" in paper
     imdb = " ".join(blocks["imdb"].split())
     assert "model lvwerra/distilbert-imdb, dataset stanfordnlp/imdb;" in imdb  # the classifier and data are missing
     assert "model lvwerra/gpt2-imdb" not in imdb  # the policy is in the cache
