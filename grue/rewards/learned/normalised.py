@@ -26,6 +26,18 @@ NORMALISATION_QUERIES = 64  # x 4 continuations = 256 samples, as Ziegler's norm
 NORMALISATION_K = 4
 
 
+def initial_policy_samples(cfg: Any, policy: Any, train: Sequence[Sample]) -> tuple[list[Sample], list[str]]:
+    """NORMALISATION_K continuations of NORMALISATION_QUERIES train prompts from `policy` with the rollout
+    decoding, from fixed seeds (the same samples whenever asked again)."""
+    from grue.rewards.learned.queries import query_samples, sample_candidates
+
+    prompts = query_samples(train, NORMALISATION_QUERIES, seed=int(cfg.seed) * 1009 + 104729)
+    with isolated_rng():
+        torch.manual_seed(int(cfg.seed) * 1_000_003 + 104729)
+        candidates = sample_candidates(policy, [s.prompt for s in prompts], cfg.rollout, NORMALISATION_K)
+    return [s for s in prompts for _ in range(NORMALISATION_K)], [t for group in candidates for t in group]
+
+
 class RhoNormalisedReward:
     def __init__(self, inner: Any, name: str) -> None:
         self.inner, self.name = inner, name
@@ -47,14 +59,10 @@ class RhoNormalisedReward:
         self.gain, self.bias = record["gain"], record["bias"]
 
     def _measure(self, cfg: Any, policy: Any, train: Sequence[Sample]) -> dict:
-        from grue.rewards.learned.queries import query_samples, sample_candidates
+        return self.standardise(*initial_policy_samples(cfg, policy, train))
 
-        prompts = query_samples(train, NORMALISATION_QUERIES, seed=int(cfg.seed) * 1009 + 104729)
-        with isolated_rng():
-            torch.manual_seed(int(cfg.seed) * 1_000_003 + 104729)
-            candidates = sample_candidates(policy, [s.prompt for s in prompts], cfg.rollout, NORMALISATION_K)
-        samples = [s for s in prompts for _ in range(NORMALISATION_K)]
-        texts = [t for group in candidates for t in group]
+    def standardise(self, samples: Sequence[Sample], texts: Sequence[str]) -> dict:
+        """The inner reward's mean and spread over these samples, and the gain and bias that standardise it."""
         raw = self.inner(samples, texts)
         mean = sum(raw) / len(raw)
         std = math.sqrt(sum((r - mean) ** 2 for r in raw) / len(raw))
