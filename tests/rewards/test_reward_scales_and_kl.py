@@ -114,3 +114,38 @@ def test_a_run_logs_kl_per_episode_and_results_record_mean_kl_and_final_beta(tin
     assert kl["mean_per_episode"] == pytest.approx(sum(r["kl_per_episode"] for r in log) / len(log))
     assert kl["final_beta"] == log[-1]["next_kl_coef"] and kl["iterations"] == len(log) == 5
     assert kl_results([]) == {}
+
+
+def _board_run(root, algo, seed, reward, sentiment, kl, labels=None):
+    doc = {"schema_version": 1, "status": "complete", "task": "imdb", "algo": algo, "profile": "mini", "seed": seed,
+           "reward": reward, "init_model": "fixture", "comparable_to_paper": False,
+           "config_hash": f"fixture-{algo}-{reward}-{labels}", "config": {"reward": {"schedule": "offline"}},
+           "versions": {"grue": "fixture"}, "git_commit": None, "created": "2026-01-01T00:00:00+00:00",
+           "wall_time_s": 1.0, "splits": {"test": {"source": "test", "n_samples": 8}},
+           "metrics": {"test": {"sentiment": sentiment}}, "metrics_unavailable": {},
+           "higher_is_better": {"sentiment": True}}
+    if kl is not None:
+        doc["training_kl"] = {"mean_per_token": kl, "mean_per_episode": kl * 48}
+    if labels:
+        doc["reward_learning"] = {"labels_used": labels, "rounds": [{"round": 0, "labels": labels,
+                                                                     "heldout_accuracy": 0.7, "heldout_auc": 0.8}]}
+    path = root / f"{algo}-{reward}-{labels}-s{seed}"
+    path.mkdir()
+    (path / "results.json").write_text(json.dumps(doc))
+
+
+def test_the_board_s_label_budget_numbers_carry_each_arm_s_mean_kl(tmp_path):
+    """FIXTURE values: the KL of a budget point and of a level is the mean over its seeds' training_kl."""
+    from grue.board.numbers.collect import collect
+    from grue.board.numbers.label_budget import budget_points, reference_levels
+
+    for seed, kl in ((0, 0.2), (1, 0.4)):
+        _board_run(tmp_path, "ppo", seed, "learned", 0.7, kl, labels=400)
+        _board_run(tmp_path, "ppo", seed, "sentiment_normalised", 0.7, kl / 2)
+    _board_run(tmp_path, "zero_shot", 0, None, 0.6, None)
+    runs = collect([tmp_path]).runs
+    point = budget_points(runs, "imdb", "test").iloc[0]
+    assert (point["labels"], point["kl"], point["kl_per_episode"]) == (400, pytest.approx(0.3), pytest.approx(14.4))
+    levels = reference_levels(runs, "imdb", "test", ["mini"]).set_index("algo")
+    assert levels.loc["ppo", "kl"] == pytest.approx(0.15) and levels.loc["ppo", "reward"] == "sentiment_normalised"
+    assert math.isnan(levels.loc["zero_shot", "kl"])

@@ -5,6 +5,10 @@ Runs trained against a reward model learned from comparisons (`reward=learned`, 
 mock labeler stood in for, against the comparisons the run used. Points are averaged over seeds per
 (profile, algorithm, label schedule, labels). The levels the curve is read against are the runs
 without a learned reward on the same task and profile: zero-shot, and RL directly on the oracle.
+Both carry the RL phase's mean KL per token and per episode (results.json's `training_kl`, mean over
+seeds; NaN for zero-shot), so the arms can be read as reward against KL (Ziegler compares at
+controlled KL): a learned reward standardised to std 1 meets the KL coefficient at a larger scale than
+a probability oracle does, and drifts further.
 """
 from __future__ import annotations
 
@@ -16,8 +20,8 @@ import pandas as pd
 from grue.board.numbers.collect import Run
 from grue.board.task_info import task_metrics
 
-POINT_COLUMNS = ["profile", "algo", "schedule", "labels", "n", "mean", "std", "rm_accuracy"]
-LEVEL_COLUMNS = ["profile", "algo", "reward", "setting_label", "n", "mean", "std"]
+POINT_COLUMNS = ["profile", "algo", "schedule", "labels", "n", "mean", "std", "rm_accuracy", "kl", "kl_per_episode"]
+LEVEL_COLUMNS = ["profile", "algo", "reward", "setting_label", "n", "mean", "std", "kl", "kl_per_episode"]
 
 
 def oracle_metric(task: str) -> str | None:
@@ -34,6 +38,17 @@ def _value(run: Run, split: str, metric: str) -> float:
 def _learning(run: Run) -> dict[str, Any] | None:
     learning = run.doc.get("reward_learning")
     return learning if isinstance(learning, dict) and learning.get("labels_used") else None
+
+
+def _kl(run: Run) -> dict[str, float]:
+    """The run's mean KL over its RL iterations, per token and per episode (NaN without RL)."""
+    kl = run.doc.get("training_kl")
+    kl = kl if isinstance(kl, dict) else {}
+    return {"kl": float(kl.get("mean_per_token", math.nan)), "kl_per_episode": float(kl.get("mean_per_episode", math.nan))}
+
+
+def _mean_kl(group: pd.DataFrame) -> dict[str, float]:
+    return {key: float(pd.Series(group[key], dtype=float).mean()) for key in ("kl", "kl_per_episode")}
 
 
 def _spread(values: pd.Series) -> tuple[int, float, float]:
@@ -54,7 +69,7 @@ def budget_points(runs: Sequence[Run], task: str, split: str) -> pd.DataFrame:
         schedule = (run.doc.get("config", {}).get("reward", {}) or {}).get("schedule") or "offline"
         rows.append({"profile": run.profile, "algo": run.algo, "schedule": schedule,
                      "labels": int(learning["labels_used"]), "value": _value(run, split, metric),
-                     "rm_accuracy": rounds[-1].get("heldout_accuracy", math.nan)})
+                     "rm_accuracy": rounds[-1].get("heldout_accuracy", math.nan), **_kl(run)})
     if not rows:
         return pd.DataFrame(columns=POINT_COLUMNS)
     frame = pd.DataFrame(rows)
@@ -62,7 +77,7 @@ def budget_points(runs: Sequence[Run], task: str, split: str) -> pd.DataFrame:
     for key, group in frame.groupby(["profile", "algo", "schedule", "labels"], sort=True):
         n, mean, std = _spread(group["value"])
         out.append({**dict(zip(["profile", "algo", "schedule", "labels"], key)), "n": n, "mean": mean, "std": std,
-                    "rm_accuracy": float(pd.Series(group["rm_accuracy"], dtype=float).mean())})
+                    "rm_accuracy": float(pd.Series(group["rm_accuracy"], dtype=float).mean()), **_mean_kl(group)})
     return pd.DataFrame(out, columns=POINT_COLUMNS)
 
 
@@ -70,12 +85,13 @@ def reference_levels(runs: Sequence[Run], task: str, split: str, profiles: Seque
     """The same metric for the task's runs without a learned reward in `profiles`, per board row."""
     metric = oracle_metric(task)
     rows = [{"profile": r.profile, "algo": r.algo, "reward": r.reward, "setting_label": r.setting_label,
-             "value": _value(r, split, metric)}
+             "value": _value(r, split, metric), **_kl(r)}
             for r in runs if r.task == task and r.profile in profiles and _learning(r) is None and r.reward != "learned"]
     if not rows or metric is None:
         return pd.DataFrame(columns=LEVEL_COLUMNS)
     out = []
     for key, group in pd.DataFrame(rows).groupby(["profile", "algo", "reward", "setting_label"], sort=True):
         n, mean, std = _spread(group["value"])
-        out.append({**dict(zip(["profile", "algo", "reward", "setting_label"], key)), "n": n, "mean": mean, "std": std})
+        out.append({**dict(zip(["profile", "algo", "reward", "setting_label"], key)), "n": n, "mean": mean, "std": std,
+                    **_mean_kl(group)})
     return pd.DataFrame(out, columns=LEVEL_COLUMNS)
