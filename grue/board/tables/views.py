@@ -173,6 +173,10 @@ def questions_table(board: Board) -> Table:
         table.rows.append(Row({"task": r["task"], "profile": r["profile"], "question": r["question"]}, cells))
     table.notes.append("'yes' = at least one comparison significant at 0.05 after Holm over the task's tests, none reversed; "
                        "fewer than two seeds per side is 'not testable'. Paper: ✓/✗ from its Table 2, – = no human study.")
+    if (board.questions["question_id"] == "critic_worth_cost").any():
+        table.notes.append("'Is the critic worth its cost?' is today's question, not the paper's: PPO against the best "
+                           "critic-free method within 10% of its generated tokens, in the same Holm family "
+                           "(docs/algorithms.md).")
     return table
 
 
