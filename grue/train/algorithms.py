@@ -89,6 +89,8 @@ _DPO_GROUPS = {"dpo": "grue.train.offline.dpo_config:DPOConfig"}
 # A mini run is a few hundred answers (IMDB mini's label-budget study: 1,000 labelled 4-way queries, 900 trained
 # on): 57 steps of 16, where the paper's 150 warm-up steps would never reach the learning rate (Appendix B) and
 # 1e-6 would barely move SmolLM2 in 57 steps; 1e-5 moves it about as far as mini PPO's 16 Adam steps at 3e-5.
+# The labels fix the work (one epoch), about 8x mini PPO's forward/backward passes at 1,000 labels
+# (docs/algorithms.md): not mini PPO's minutes.
 _DPO_MINI = {"mini": {"dpo": {"batch_size": 16, "learning_rate": 1e-5, "warmup_steps": 10, "save_every": 20}}}
 for _algo in (
     Algorithm("dpo", "DPO", "#2ca02c", trains="preferences", reads=("dpo",),
