@@ -35,11 +35,11 @@ _PPO = {  # Table 16, shared by every RL column
 }
 _RL = {
     "ppo": {**_PPO, "total_steps": 512000},     # Table 16: 512000 / 5120 = 100 iterations
-    "kl": {"init_coef": 0.001, "target": 0.2},  # Table 16
+    "kl": {"init_coef": 0.001, "target": 0.2},  # Table 16; per token
 }
 _SUP_RL = {
     "ppo": {**_PPO, "total_steps": 256000},    # Table 16: 256000 / 5120 = 50 iterations
-    "kl": {"init_coef": 0.01, "target": 0.2},  # Table 16
+    "kl": {"init_coef": 0.01, "target": 0.2},  # Table 16; per token
 }
 _TOP_K_50 = {"rollout": {"top_k": 50}}    # inside the Table 16 sweep; reference t5_ppo
 _TOP_K_100 = {"rollout": {"top_k": 100}}  # inside the Table 16 sweep; reference t5_nlpo and both warm-started configs

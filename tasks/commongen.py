@@ -38,11 +38,11 @@ _RL = {
     # iteration (n_steps 256 x 10 envs; ppo.steps_per_update=2560 ppo.total_steps=512000) and its
     # t5_nlpo runs 100 iterations (ppo.total_steps=128000).
     "ppo": {**_PPO, "total_steps": 256000},
-    "kl": {"init_coef": 0.001, "target": 2.0},  # Table 11
+    "kl": {"init_coef": 0.001, "target": 2.0},  # Table 11; per token
 }
 _SUP_RL = {
     "ppo": {**_PPO, "total_steps": 128000},   # Table 11: 128000 / 1280 = 100 iterations
-    "kl": {"init_coef": 0.01, "target": 1.0},  # Table 11
+    "kl": {"init_coef": 0.01, "target": 1.0},  # Table 11; per token
 }
 _NLPO = {"nlpo": {"top_p": 0.9, "update_every": 20}}  # Table 11: top mask ratio 0.9, target update iterations 20
 

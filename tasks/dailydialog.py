@@ -44,7 +44,7 @@ _PPO = {  # Table 32, shared by every RL column
 _RL = {
     # Table 32: 128000 / 1280 = 100 iterations. The reference gpt2_ppo runs 50 (ppo.total_steps=64000).
     "ppo": {**_PPO, "total_steps": 128000},
-    "kl": {"init_coef": 0.2, "target": 0.5},  # Table 32
+    "kl": {"init_coef": 0.2, "target": 0.5},  # Table 32; per token
 }
 _SUP_RL = {
     "ppo": {**_PPO, "total_steps": 64000},    # Table 32: 64000 / 1280 = 50 iterations

@@ -40,13 +40,13 @@ _RL = {
     # Table 27: 512000 / 5120 = 100 iterations. The reference t5_ppo/t5_nlpo collect 2560 per
     # iteration for 100 iterations (ppo.steps_per_update=2560 ppo.total_steps=256000).
     "ppo": {**_PPO, "steps_per_update": 5120, "total_steps": 512000, "learning_rate": 2e-6},
-    "kl": {"init_coef": 0.001, "target": 1.0},  # Table 27
+    "kl": {"init_coef": 0.001, "target": 1.0},  # Table 27; per token
 }
 _SUP_RL = {
     # Table 27: 512000 / 2560 = 200 iterations. The reference configs run 100 iterations of 5120
     # (t5_ppo_on_supervised) or 2560 (t5_nlpo_on_supervised) transitions.
     "ppo": {**_PPO, "steps_per_update": 2560, "total_steps": 512000, "learning_rate": 5e-7},
-    "kl": {"init_coef": 0.001, "target": 0.2},  # Table 27
+    "kl": {"init_coef": 0.001, "target": 0.2},  # Table 27; per token
     "model": {"supervised_init": SUPERVISED_MODEL},
 }
 _NLPO = {"nlpo": {"top_p": 0.9, "update_every": 20}}  # Table 27: top mask ratio 0.9, target update iterations 20

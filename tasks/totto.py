@@ -40,12 +40,12 @@ _PPO = {  # Table 22, shared by every RL column
 }
 _RL = {
     "ppo": {**_PPO, "learning_rate": 2e-6},     # Table 22
-    "kl": {"init_coef": 0.001, "target": 2.0},  # Table 22
+    "kl": {"init_coef": 0.001, "target": 2.0},  # Table 22; per token
     "rollout": {"top_k": 0},                    # Table 22: rollouts top k 0 (plain sampling)
 }
 _SUP_RL = {
     "ppo": {**_PPO, "learning_rate": 5e-7},    # Table 22
-    "kl": {"init_coef": 0.01, "target": 0.2},  # Table 22
+    "kl": {"init_coef": 0.01, "target": 0.2},  # Table 22; per token
     # Table 22: rollouts top k 50. The reference t5_nlpo_on_supervised samples with top-k 0
     # (rollout.top_k=0 reaches it).
     "rollout": {"top_k": 50},

@@ -34,7 +34,7 @@ _PPO = {  # Table 29, shared by every RL column
     "clip_range": 0.2,      # Table 29
     "vf_coef": 0.5,         # Table 29
 }
-_KL = {"kl": {"init_coef": 0.001, "target": 0.2}}  # Table 29, both columns
+_KL = {"kl": {"init_coef": 0.001, "target": 0.2}}  # Table 29, both columns; per token
 _RL = {
     # Table 29: 256000 / 5120 = 50 iterations; learning rate printed "0.0.000001", read as 1e-6
     # (the reference IWSLT PPO config uses 1e-6).
