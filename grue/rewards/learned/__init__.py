@@ -8,7 +8,10 @@ The pieces, in the order labels flow:
 - `model`, `loss`, `training`, `accuracy`: a reward model on a language-model backbone, its k-way
   softmax loss, one epoch of Adam, normalisation and held-out accuracy / ROC AUC.
 - `reward`: `reward=learned` and `reward=commongen_preference` in the reward registry.
-- `schedules`: offline and batched label collection inside a run.
+- `plan`, `schedules`: offline, batched and online label collection inside a run (when each round
+  starts, on how many labels; plans whose rounds cannot all start are refused).
+- `normalised`: a reward standardised over the initial policy's samples, a learned reward's scale
+  (`reward=sentiment_normalised`).
 
 See docs/learned_rewards.md for the file formats and the commands.
 """

@@ -11,8 +11,13 @@
   counts (Ziegler: 20 models). With the mock labeler the labels arrive at once, so "requesting" a
   label and receiving it are the same step.
 
-Files in the run directory: `labels/comparisons.jsonl` (queries and answers, append-only) and
-`reward_model/round<r>/` (the model, complete once its reward_model.json exists). Everything is
+When each round starts and on how many labels is grue.rewards.learned.plan's; a plan whose rounds
+cannot all start in the run's RL iterations is refused when the config is loaded, so every planned
+round is trained on exactly its planned labels.
+
+Files in the run directory: `labels/comparisons.jsonl` (queries and answers, append-only),
+`reward_model/plan.json` (the plan) and `reward_model/round<r>/` (the model, complete once its
+reward_model.json exists). Everything is
 rebuilt from them on resume: queries are sampled from fixed seeds, answers are deterministic per
 query, so a killed run continues where it stopped and ends with the same labels.
 """
