@@ -56,11 +56,12 @@ def main() -> None:
         block = missing[start:start + 16]
         answers = critic.judge([p for _, p in block])
         cache.put_many({k: a for (k, _), a in zip(block, answers) if a is not None})
-    outcomes, moved, total, unmatched = Counter(), Counter(), Counter(), 0
+    outcomes, moved, total, unmatched, none_under = Counter(), Counter(), Counter(), 0, 0
     edits, edit_labels, base = [], [], []
     for row, key, score in zip(rows, keys, scores):
-        critique = parse_critique(cache.get(key), list(template.labels))
+        critique = parse_critique(cache.get(key), list(template.labels), template.answer_format)
         outcomes[critique.outcome] += 1
+        none_under += len(critique.none_under)
         for label, span in critique.spans:
             if not locate(row["generation"], span):
                 unmatched += 1
@@ -72,7 +73,8 @@ def main() -> None:
         sign = template.labels[label]
         total[label] += 1
         moved[label] += (before - after) * sign > 0  # removing good words lowers P(positive), bad ones raise it
-    report = {"generations": len(rows), "outcomes": dict(outcomes), "spans_not_in_generation": unmatched,
+    report = {"generations": len(rows), "outcomes": dict(outcomes), "headings_none_identified": none_under,
+              "spans_not_in_generation": unmatched,
               **{f"{label}_spans": total[label] for label in template.labels},
               **{f"{label}_moved_as_marked": moved[label] / total[label] if total[label] else None
                  for label in template.labels},
