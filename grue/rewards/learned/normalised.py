@@ -46,6 +46,8 @@ class RhoNormalisedReward:
 
     def calibrate(self, cfg: Any, run_dir: Path, policy: Any, train: Sequence[Sample], say: Any) -> None:
         """Fix gain and bias from the initial policy's samples (or the run directory's record of them)."""
+        if int(cfg.num_processes) > 1:  # every rank would sample and write it; not built (as label schedules)
+            raise ValueError(f"reward={self.name} standardises over samples drawn in one process (num_processes=1)")
         path = Path(run_dir) / NORMALISATION_FILE
         if path.is_file():
             record = json.loads(path.read_text())
