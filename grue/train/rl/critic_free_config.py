@@ -12,9 +12,10 @@ from dataclasses import dataclass
 
 from grue.config.constraints import FRACTION, NON_NEGATIVE, POSITIVE, OneOf, Range
 from grue.config.schema import rule
-from grue.train.rl.policy_gradient import AGGREGATIONS
-
 AT_LEAST_TWO = Range(low=2)
+# How the loss averages its per-token terms; grue/train/rl/policy_gradient.py gives each one's weights.
+# Named here, not there, so that loading a config never imports torch.
+AGGREGATIONS = ("token", "sequence", "constant", "sum")
 LOSS_AGGREGATION = OneOf(AGGREGATIONS)
 
 

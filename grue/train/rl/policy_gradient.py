@@ -16,6 +16,7 @@ from typing import Optional
 import torch
 
 from grue.train.rl.ppo_loss import clipped_surrogate, masked_mean, ratio_diagnostics
+from grue.train.rl.critic_free_config import AGGREGATIONS  # noqa: F401  (the names; weights below)
 
 # How the loss averages its per-token terms (the weight each token of episode i gets, before the
 # minibatch scaling; N sequences and N_tok valid tokens in the iteration's rollout, |o_i| tokens in
@@ -24,7 +25,6 @@ from grue.train.rl.ppo_loss import clipped_surrogate, masked_mean, ratio_diagnos
 #   sequence: 1 / (N |o_i|)          a token mean per sequence, then the mean over sequences (GRPO, Eq. 3)
 #   constant: 1 / (N L)              a token sum per sequence over a constant, then the mean (Dr. GRPO)
 #   sum:      1 / N                  the sequence's log-prob, then the mean over sequences (RLOO's REINFORCE)
-AGGREGATIONS = ("token", "sequence", "constant", "sum")
 GROUP_STD_EPS = 1e-4  # keeps a group whose rewards are all equal at advantage 0 (0 / eps), never NaN
 
 
