@@ -91,6 +91,13 @@ class GenerationConfig:
     length_penalty: float = rule(1.0, FINITE)
     min_new_tokens: int = rule(0, NON_NEGATIVE)
     max_new_tokens: int = rule(48, POSITIVE)
+    # grue: grue's decode loop (grue/policy/decode.py: large batches, noise keyed per episode, so samples do
+    # not depend on batching); generate: transformers' generate() at the rollout/evaluation batch, noise from
+    # torch's global generator (grue before it). Beam search always uses generate(). Added after runs existed.
+    decoder: str = field(default="grue", metadata={RULE_KEY: OneOf(("grue", "generate")), HASHED_WHEN_SET: True})
+    # Rows one decode batch may hold (grue decoder); 0: as many as a memory budget allows. Samples do not
+    # depend on it.
+    max_batch_rows: int = field(default=0, metadata={RULE_KEY: NON_NEGATIVE, HASHED_WHEN_SET: True})
 
 
 @dataclass

@@ -39,6 +39,11 @@ def token_ids_only(config: GenerationConfig) -> GenerationConfig:
     return GenerationConfig(**{k: getattr(config, k, None) for k in keep if getattr(config, k, None) is not None})
 
 
+def uses_grue_decoder(gen: Any) -> bool:
+    """Whether `gen` decodes with grue's own loop (grue.policy.decode): `decoder: grue` and no beam search."""
+    return getattr(gen, "decoder", "grue") == "grue" and (getattr(gen, "num_beams", 1) or 1) == 1
+
+
 class LMPolicy:
     is_seq2seq = False
 
@@ -109,8 +114,20 @@ class LMPolicy:
         return {}
 
     @torch.no_grad()
-    def generate_text(self, prompts: PromptBatch, gen: Any, processors: Sequence[Any] = ()) -> list[str]:
-        """Evaluation decoding (sampling or beam search; an NLPO run's mask in `processors`); no records."""
+    def generate_text(self, prompts: PromptBatch, gen: Any, processors: Sequence[Any] = (),
+                      keys: Optional[Sequence[int]] = None) -> list[str]:
+        """Evaluation decoding (sampling or beam search; an NLPO run's mask in `processors`); no records.
+
+        grue's decode loop (grue.policy.decode) unless `gen.decoder` is `generate` or beams are searched;
+        `keys[i]` keys row i's noise (grue.policy.sampling; None: drawn from torch's global generator)."""
+        if uses_grue_decoder(gen):
+            from grue.policy.decode import decode
+            from grue.policy.sampling import keys_from_global_rng
+
+            rows = prompts.input_ids.shape[0]
+            actions = decode(self, prompts, gen, keys if keys is not None else keys_from_global_rng(rows),
+                             processors).actions
+            return self.decode(actions, valid_actions(actions, self.eos_id))
         out = self.model.generate(input_ids=prompts.input_ids, attention_mask=prompts.attention_mask,
                                   generation_config=self.generation_config(gen),
                                   logits_processor=LogitsProcessorList(list(processors)))
@@ -118,8 +135,25 @@ class LMPolicy:
         return self.decode(actions, valid_actions(actions, self.eos_id))
 
     @torch.no_grad()
-    def sample(self, prompts: PromptBatch, gen: Any, processors: Sequence[Any] = ()) -> Rollout:
-        """Sample episodes with a KV cache, recording what PPO needs at each step.
+    def sample(self, prompts: PromptBatch, gen: Any, processors: Sequence[Any] = (),
+               keys: Optional[Sequence[int]] = None) -> Rollout:
+        """Sample episodes, recording what PPO needs at each step: grue's decode loop (grue.policy.decode,
+        `keys[i]` keying row i's noise; None: drawn from torch's global generator), or with
+        `gen.decoder=generate`, generate() as below."""
+        if uses_grue_decoder(gen):
+            from grue.policy.decode import decode
+            from grue.policy.sampling import keys_from_global_rng
+
+            if (gen.num_beams or 1) > 1:
+                raise ValueError("rollouts sample one sequence per prompt (num_beams=1)")
+            rows = prompts.input_ids.shape[0]
+            out = decode(self, prompts, gen, keys if keys is not None else keys_from_global_rng(rows), processors,
+                         record=True)
+            return self.rollout_of(prompts, out.actions, out.logp, out.raw_logp, out.allowed, gen)
+        return self._sample_with_generate(prompts, gen, processors)
+
+    def _sample_with_generate(self, prompts: PromptBatch, gen: Any, processors: Sequence[Any] = ()) -> Rollout:
+        """Sample episodes with generate() and its KV cache, recording what PPO needs at each step.
 
         The scores generate() samples from are the exact sampling distribution (min length, NLPO mask,
         temperature, top-k), so their finite entries are the action mask and their log-softmax the
@@ -131,8 +165,12 @@ class LMPolicy:
         sequences = self.model.generate(input_ids=prompts.input_ids, attention_mask=prompts.attention_mask,
                                         generation_config=config, logits_processor=LogitsProcessorList(pipeline))
         actions = self._actions(sequences, prompts)
-        logp, raw_logp = sampled.finish(actions), raw.finish(actions)
-        action_mask = sampled.allowed_mask()
+        return self.rollout_of(prompts, actions, sampled.finish(actions), raw.finish(actions), sampled.allowed_mask(),
+                               gen)
+
+    def rollout_of(self, prompts: PromptBatch, actions: torch.Tensor, logp: torch.Tensor, raw_logp: torch.Tensor,
+                   action_mask: Optional[torch.Tensor], gen: Any) -> Rollout:
+        """A Rollout from sampled actions and their per-step records (whichever decoder made them)."""
         valid = valid_actions(actions, self.eos_id)
         # Padding after EOS is usually outside the sampling set (top-k): its log-prob is -inf, and
         # -inf * 0 is NaN. Padded positions are no actions: unrestricted mask, log-prob 0.

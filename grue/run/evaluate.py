@@ -9,6 +9,7 @@ import torch
 from grue.data.sample import Sample
 from grue.metrics.base import MetricContext, MetricInputs
 from grue.metrics.registry import ScorerSet, build_scorers
+from grue.policy.base import valid_actions
 from grue.rewards.learned.model import is_reward_model_dir
 
 
@@ -39,8 +40,27 @@ class SplitEvaluation:
 
 @torch.no_grad()
 def generate(policy: Any, samples: Sequence[Sample], gen_cfg: Any, batch_size: int, progress: Any = None,
-             make_processors: Any = None) -> list[str]:
-    """`make_processors(prompts)`: logits processors for one batch (an NLPO run's mask), or None."""
+             make_processors: Any = None, seed: Any = None) -> list[str]:
+    """`make_processors(prompts)`: logits processors for one batch (an NLPO run's mask), or None.
+
+    grue's decoder (`generation.decoder=grue`, no beams): the split in as few decode batches as memory allows,
+    each sample's noise keyed by (`seed`, its id), so the texts do not depend on batching or processes
+    (grue.policy.decode); `batch_size` then does not apply. Otherwise generate() on `batch_size` prompts."""
+    from grue.policy.base import uses_grue_decoder
+
+    if uses_grue_decoder(gen_cfg) and samples:
+        from grue.policy.decode import decode_many
+        from grue.policy.sampling import episode_keys, keys_from_global_rng
+
+        keys = (episode_keys(("eval", seed), [s.id for s in samples]) if seed is not None
+                else keys_from_global_rng(len(samples)))
+        texts: list[str] = [""] * len(samples)
+        for rows, _, decoded in decode_many(policy, policy.encode([s.prompt for s in samples]), gen_cfg, keys,
+                                            make_processors, progress=progress):
+            actions = decoded.actions
+            for i, text in zip(rows, policy.decode(actions, valid_actions(actions, policy.eos_id))):
+                texts[i] = text
+        return texts
     out: list[str] = []
     for start in range(0, len(samples), batch_size):
         chunk = samples[start:start + batch_size]
@@ -65,11 +85,12 @@ def evaluate_split(cfg: Any, policy: Any, scorers: ScorerSet | None, samples: Se
     rank, world = world_of(accelerator)
     local = contiguous_shard(samples, rank, world) if world > 1 else samples
     state = torch.get_rng_state()
-    torch.manual_seed((cfg.seed if generator_seed is None else generator_seed) + 7919 * rank)
+    seed = cfg.seed if generator_seed is None else generator_seed
+    torch.manual_seed(seed + 7919 * rank)  # generate()'s noise (generation.decoder=generate)
     try:
         if decoder is None:
             generations, tokens = generate(policy, local, cfg.generation, cfg.eval.batch_size, progress,
-                                           make_processors), None
+                                           make_processors, seed=int(seed)), None
         else:  # an algorithm's own decoding (grue.train.outcome.Trained.eval_decoder: best-of-n)
             generations, tokens = decoder(policy, local, progress)
     finally:

@@ -18,7 +18,7 @@ from tests.policy.rollout_settings import rollout_settings
 PROMPTS = ["The film was", "A tedious, boring mess that wastes its cast.", "I highly recommend", "dogs run"]
 
 
-gen_cfg = partial(rollout_settings, max_new_tokens=7)
+gen_cfg = partial(rollout_settings, max_new_tokens=7, decoder="generate")  # generate()'s recorders
 
 
 def generate_records(policy, prompts, gen, processors=()):

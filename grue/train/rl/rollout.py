@@ -102,16 +102,47 @@ class Episodes:
 
 
 @torch.no_grad()
-def sample_episodes(policy: Any, samples: Sequence[Sample], gen_cfg: Any, batch_size: int, reward_fn: Any,
-                    ref_model: Any, make_processors: Any = None) -> Episodes:
-    """Sample one round of episodes, score them, and compute the reference log-probs."""
+def sample_rollout(policy: Any, samples: Sequence[Sample], gen_cfg: Any, batch_size: int, make_processors: Any = None,
+                   seed: Optional[int] = None, iteration: Optional[int] = None) -> Rollout:
+    """One round's episodes for `samples`, in their order, with what PPO records at each step.
+
+    grue's decoder (`rollout.decoder=grue`): the whole round in as few decode batches as memory allows
+    (grue.policy.decode), each episode's noise keyed by (seed, iteration, sample id, its copy number in
+    `samples`), so the tokens do not depend on batching or on how the round is split over processes
+    (grue.policy.sampling). Without a seed the keys come from torch's global generator.
+    `decoder=generate`: generate() on `batch_size` rows at a time, noise from torch's global generator."""
+    from grue.policy.base import uses_grue_decoder
+
     prompts = policy.encode([s.prompt for s in samples])  # one encode: every chunk shares the padded width
-    parts = []
-    for start in range(0, len(samples), batch_size):
-        chunk = prompts.select(slice(start, start + batch_size))
-        processors = make_processors(chunk) if make_processors else ()
-        parts.append(policy.sample(chunk, gen_cfg, processors))
-    rollout = concat_rollouts(parts, policy.tokenizer.pad_token_id)
+    pad = policy.tokenizer.pad_token_id
+    if not uses_grue_decoder(gen_cfg):
+        parts = []
+        for start in range(0, len(samples), batch_size):
+            chunk = prompts.select(slice(start, start + batch_size))
+            processors = make_processors(chunk) if make_processors else ()
+            parts.append(policy.sample(chunk, gen_cfg, processors))
+        return concat_rollouts(parts, pad)
+    from grue.policy.decode import decode_many
+    from grue.policy.sampling import episode_keys, keys_from_global_rng
+
+    keys = (episode_keys(("rollout", int(seed), int(iteration or 0)), [s.id for s in samples]) if seed is not None
+            else keys_from_global_rng(len(samples)))
+    order, parts = [], []
+    for rows, bucket, out in decode_many(policy, prompts, gen_cfg, keys, make_processors, record=True):
+        order += rows
+        parts.append(policy.rollout_of(bucket, out.actions, out.logp, out.raw_logp, out.allowed, gen_cfg))
+    rollout = concat_rollouts(parts, pad, policy.padding_side)
+    if order != list(range(len(samples))):
+        rollout = rollout.select(torch.tensor(order).argsort())
+    return rollout
+
+
+@torch.no_grad()
+def sample_episodes(policy: Any, samples: Sequence[Sample], gen_cfg: Any, batch_size: int, reward_fn: Any,
+                    ref_model: Any, make_processors: Any = None, seed: Optional[int] = None,
+                    iteration: Optional[int] = None) -> Episodes:
+    """Sample one round of episodes (sample_rollout), score them, and compute the reference log-probs."""
+    rollout = sample_rollout(policy, samples, gen_cfg, batch_size, make_processors, seed, iteration)
     generations = policy.decode(rollout.actions, rollout.valid)
     task_reward = torch.tensor(reward_fn(samples, generations), dtype=torch.float32, device=rollout.actions.device)
     ref_logp = policy.raw_log_probs(ref_model, rollout)

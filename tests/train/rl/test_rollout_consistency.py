@@ -64,7 +64,7 @@ def test_episodes_ending_early_under_top_k_give_finite_log_probs_and_loss(tiny_c
     bias = torch.zeros(policy.model.config.vocab_size)
     bias[policy.eos_id] = 4.0  # make EOS likely so episodes end early
     policy.model.lm_head.register_forward_hook(lambda m, i, o: o + bias)
-    torch.manual_seed(3)
+    torch.manual_seed(6)  # keys under which one episode outlives the others (grue.policy.sampling)
     rollout = policy.sample(policy.encode(PROMPTS), gen_cfg(top_k=3, max_new_tokens=8))
     assert (rollout.valid == 0).any()  # some episodes really ended early
     assert torch.isfinite(rollout.logp).all() and torch.isfinite(rollout.raw_logp).all()
