@@ -3,9 +3,11 @@
 The training-free baseline of `algo=best_of_n` (docs/algorithms.md). Its cost is generation, so the tokens
 it samples are counted and recorded (results.json `cost.eval_generated_tokens`).
 
-The n samples are drawn in rounds: round r samples once for every prompt, its noise seeded from the
-evaluation's seed and r. So best-of-n's candidates for a prompt are best-of-m's plus n - m more (m < n), and
-its pick scores at least what best-of-m's does, prompt by prompt: a larger n can only help on the reward.
+The n samples are drawn in rounds: round r samples once for every prompt, each sample's noise keyed by
+(the run's seed, r, the sample's id) (grue.policy.sampling), so the candidates do not depend on batching or
+on how processes split the prompts, and best-of-n's candidates for a prompt are best-of-m's plus n - m more
+(m < n): its pick scores at least what best-of-m's does, prompt by prompt; a larger n can only help on the
+reward. (With `rollout.decoder=generate` the noise comes from torch's generator, reseeded every round.)
 Candidates are sampled with the task's rollout settings (`rollout.*`: what RL samples and label queries
 are drawn with) through the policy's own sampling (`policy.sample`).
 """
@@ -25,20 +27,23 @@ def pick_best(scores: Sequence[Sequence[float]]) -> list[int]:
 
 class BestOfN:
     def __init__(self, sampling: Any, reward: Callable[[Sequence[Sample], Sequence[str]], list[float]], n: int,
-                 batch_size: int) -> None:
-        self.sampling, self.reward, self.n, self.batch_size = sampling, reward, n, batch_size
+                 batch_size: int, seed: int = 0) -> None:
+        self.sampling, self.reward, self.n, self.batch_size, self.seed = sampling, reward, n, batch_size, seed
 
     def candidates(self, policy: Any, samples: Sequence[Sample],
                    progress: Optional[Callable[[int], None]] = None) -> tuple[list[list[str]], int]:
         """n generations per sample (round by round) and the tokens generated for them."""
-        base = int(torch.randint(0, 2 ** 62, (1,)).item())  # from the evaluation's seeded stream
+        from grue.policy.sampling import episode_keys
+
+        base = int(torch.randint(0, 2 ** 62, (1,)).item())  # generate()'s noise: from the evaluation's seeded stream
         out: list[list[str]] = [[] for _ in samples]
         tokens = 0
         for round_ in range(self.n):
             torch.manual_seed(base + round_)
             for start in range(0, len(samples), self.batch_size):
                 chunk = samples[start:start + self.batch_size]
-                episodes = policy.sample(policy.encode([s.prompt for s in chunk]), self.sampling)
+                keys = episode_keys(("best_of_n", self.seed, round_), [s.id for s in chunk])
+                episodes = policy.sample(policy.encode([s.prompt for s in chunk]), self.sampling, keys=keys)
                 tokens += int(episodes.valid.sum().item())
                 for i, text in enumerate(policy.decode(episodes.actions, episodes.valid)):
                     out[start + i].append(text)
@@ -65,4 +70,4 @@ def best_of_n_decoder(run: Any, policy: Any) -> BestOfN:
     from grue.rewards.registry import build_reward
 
     cfg = run.cfg
-    return BestOfN(cfg.rollout, build_reward(cfg, run.dir.path), cfg.best_of_n.n, cfg.eval.batch_size)
+    return BestOfN(cfg.rollout, build_reward(cfg, run.dir.path), cfg.best_of_n.n, cfg.eval.batch_size, int(cfg.seed))

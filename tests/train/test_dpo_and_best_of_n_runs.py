@@ -118,6 +118,9 @@ def test_best_of_n_keeps_the_argmax_of_its_samples_and_never_scores_below_best_o
     four, one = reward(samples, picks), reward(samples, one_picks)
     assert all(a >= b for a, b in zip(four, one)) and sum(four) > sum(one)
     assert pick_best([[0.1, 0.5, 0.5], [0.2, 0.1, 0.0]]) == [1, 0]
+    torch.manual_seed(1)  # another evaluation stream and batch size: each sample's noise is keyed by its id
+    rebatched, _ = BestOfN(sampling, reward, 4, batch_size=8).candidates(tiny_causal_policy, samples)
+    assert rebatched == candidates
 
 
 def test_a_best_of_n_run_records_its_sampled_tokens_and_reward(tiny_imdb_args):
