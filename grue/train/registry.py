@@ -12,7 +12,9 @@ Adding an algorithm (see grue/train/algorithms.py for the paper's six):
 2. if it has settings of its own, a dataclass of fields (`grue.config.schema.rule` for ranges) that
    becomes the config group `config_groups` names;
 3. `register_algorithm(Algorithm(...))` in a module that is imported: under `grue/train/` for a
-   built-in one, or a plugin (`GRUE_PLUGINS`, grue/plugins.py) from outside the package.
+   built-in one, or a plugin (`GRUE_PLUGINS`, grue/plugins.py) from outside the package. A setting a run
+   cannot start without goes in its `preflight` check (DPO's comparisons file); decoding of its own at
+   evaluation in its `evaluation` factory (best-of-n).
 Presets per task go in the task files' `algos` (or are inherited from the defaults).
 """
 from __future__ import annotations
