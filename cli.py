@@ -3,6 +3,7 @@
     grue tasks                                   the seven tasks, their data, models, metrics
     grue algos                                   the algorithms: what each trains and reads
     grue config task=imdb algo=nlpo              the fully resolved config
+    grue plan task=imdb model.lora.rank=16       estimated peak memory per device, before a run
     grue run task=imdb algo=nlpo seed=0          train + evaluate one run (resumes when interrupted)
     grue eval task=imdb model=runs/<run>         evaluate any run directory or model reference
     grue score task=imdb predictions=p.jsonl     score generations made elsewhere
@@ -70,6 +71,18 @@ def config(args: ArgList = PAIRS) -> None:
     cfg = _load(args)
     typer.echo(to_yaml(cfg).rstrip())
     typer.echo(f"# config_hash: {config_hash(cfg)}")
+
+
+@app.command()
+def plan(args: ArgList = PAIRS) -> None:
+    """Estimate a run's peak memory per device before it starts: grue plan task=TASK algo=ALGO [any config key=value].
+
+    Counts the models' weights, gradients and AdamW moments, the update's activations and the rest for the
+    chosen model, precision (model.dtype, model.mixed_precision), LoRA (model.lora.rank), gradient
+    checkpointing and sharding (num_processes, shard). No weights are loaded."""
+    from grue.commands.plan import plan_command
+
+    plan_command(args or [])
 
 
 @app.command(cls=PluginHelpCommand)

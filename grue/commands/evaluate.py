@@ -35,6 +35,8 @@ def _model_of(model: str) -> tuple[str, str]:
                              f"again to finish the run, or give model={path / 'model'}") from None
         _check_complete(path / "model", f"model={model}")
         return algo, str(path / "model")
+    if (path / "adapter_config.json").is_file() and not (path / "config.json").exists():
+        return "zero_shot", model  # a LoRA adapter (peft's layout, e.g. a run's model/adapter): merged into its base
     if not (path / "config.json").exists():
         raise UsageError(f"model={model} is neither a model directory (no config.json) nor a run directory "
                          "(no results.json); give one of those or a hub id")

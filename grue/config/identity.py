@@ -87,6 +87,8 @@ def semantic_config(data: dict[str, Any]) -> dict[str, Any]:
         path = tuple(key.split("."))
         if _get(data, path) == default and isinstance(_get(data, path[:-1]), dict):
             _pop(data, key)
+            if len(path) > 2 and _get(data, path[:-1]) == {}:  # a sub-group of such fields, all unset: model.lora
+                _pop(data, ".".join(path[:-1]))
     return data
 
 

@@ -100,6 +100,27 @@ class GenerationConfig:
     max_batch_rows: int = field(default=0, metadata={RULE_KEY: NON_NEGATIVE, HASHED_WHEN_SET: True})
 
 
+def added(default: Any, check: Optional[Rule] = None) -> Any:
+    """A field added to a group existing runs already read: left out of the hash while it holds its
+    default (grue/config/identity.py), so configs from before it existed keep their hash."""
+    return field(default=default, metadata={HASHED_WHEN_SET: True, **({RULE_KEY: check} if check else {})})
+
+
+@dataclass
+class LoraConfig:
+    """LoRA adapters on the policy (grue/policy/lora.py): only they train, on a frozen base that the
+    reference and NLPO's masking model share. rank 0: no adapters, the whole model trains."""
+
+    rank: int = added(0, NON_NEGATIVE)
+    alpha: Optional[float] = added(None, POSITIVE)     # lora_alpha; None: 2 x rank
+    dropout: float = added(0.0, FRACTION)             # must stay 0: grue keeps dropout off (spec 3.9)
+    target_modules: Optional[list[str]] = added(None)  # None: the backbone's preset (grue.policy.lora.PRESETS)
+    # A separate critic (model.value_model=separate): full (its own copy of the base trunk, all trained, as
+    # without LoRA) or lora (its own frozen copy of the base trunk with adapters of its own: only they and
+    # the value head train). A shared critic's head reads the policy's adapted trunk either way.
+    critic: str = added("full", OneOf(("full", "lora")))
+
+
 @dataclass
 class ModelConfig:
     """The policy and how prompts are tokenised for it."""
@@ -115,6 +136,13 @@ class ModelConfig:
     # stores (a bf16 checkpoint trained in pure bf16 barely moves at small learning rates); `checkpoint`
     # keeps the checkpoint's own dtype.
     dtype: str = rule("float32", OneOf(("float32", "bfloat16", "float16", "checkpoint")))
+    # Memory levers (docs/speed.md, "Models of today on one GPU"; `grue plan` estimates their effect).
+    lora: LoraConfig = field(default_factory=LoraConfig)
+    # Recompute each transformer block's activations in the backward pass (policy and critic) instead of keeping them.
+    gradient_checkpointing: bool = added(False)
+    # Autocast through accelerate with fp32 master weights (model.dtype stays float32): bf16, or fp16 with loss
+    # scaling (GPU only). Not the same as model.dtype=bfloat16, which makes the weights themselves bf16.
+    mixed_precision: str = added("no", OneOf(("no", "bf16", "fp16")))
 
 
 @dataclass

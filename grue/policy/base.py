@@ -8,13 +8,15 @@ its per-step records, log-probs and decoding are the same for both kinds and liv
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Optional, Sequence
+from contextlib import contextmanager, nullcontext
+from typing import Any, Iterable, Iterator, Optional, Sequence
 
 import torch
 from transformers import GenerationConfig, LogitsProcessor, LogitsProcessorList
 
+from grue.policy import logprobs
 from grue.policy.batch import PromptBatch, Rollout
-from grue.policy.masking import action_log_probs, gather, sampling_log_probs
+from grue.policy.masking import gather, sampling_log_probs
 from grue.policy.step_records import ChosenTokenLogProbs, recording_pipeline
 
 
@@ -46,6 +48,9 @@ def uses_grue_decoder(gen: Any) -> bool:
 
 class LMPolicy:
     is_seq2seq = False
+    # The autocast context of the update's own vocabulary-head work (model.mixed_precision; set by the
+    # trainer, which also makes every model's forward autocast): a no-op at full precision.
+    autocast = staticmethod(nullcontext)
 
     def __init__(self, model: Any, tokenizer: Any, max_prompt_length: int, padding_side: str,
                  truncation_side: str, device: str) -> None:
@@ -184,11 +189,116 @@ class LMPolicy:
                        gen.temperature if gen.do_sample else 1.0)
 
     def log_probs(self, model: Any, rollout: Rollout, hidden: bool = False):
-        """(sampling-distribution log-probs of the taken actions, their full log-softmax, hidden states)."""
+        """(sampling-distribution log-probs of the taken actions, their full log-softmax, hidden states).
+
+        The whole [B, T, V] log-softmax: for tests and analysis. The update uses `action_stats`."""
         logits, states = self.forward(model, rollout.prompts, rollout.actions, rollout.valid, hidden)
         logp_all = sampling_log_probs(logits, rollout.action_mask, rollout.temperature)
         return gather(logp_all, rollout.actions), logp_all, states
 
-    def raw_log_probs(self, model: Any, rollout: Rollout) -> torch.Tensor:
-        logits, _ = self.forward(model, rollout.prompts, rollout.actions, rollout.valid)
-        return action_log_probs(logits, rollout.actions)
+    def action_stats(self, model: Any, rollout: Rollout, hidden: bool = False, entropy_grad: bool = True,
+                     chunk: Optional[int] = None) -> tuple[torch.Tensor, torch.Tensor, Optional[torch.Tensor]]:
+        """(sampling-distribution log-probs of the taken actions [B, T], that distribution's entropy
+        [B, T], hidden states [B, T, H] when `hidden`), with no [B, T, V] tensor: the vocabulary head
+        runs a chunk of positions at a time (grue.policy.logprobs). `entropy_grad=False`: the entropy
+        is only logged and carries no gradient."""
+        with self.autocast():
+            states, head, hidden_states = self._head_inputs(model, rollout, hidden)
+            logp, ent = logprobs.sampling_stats(states, rollout.actions, rollout.action_mask, rollout.temperature,
+                                                head, entropy_grad, chunk)
+        return logp, ent, hidden_states
+
+    def raw_log_probs(self, model: Any, rollout: Rollout, chunk: Optional[int] = None) -> torch.Tensor:
+        """log softmax(logits) at the taken actions: the policy's own distribution (the KL penalty's)."""
+        with self.autocast():
+            states, head, _ = self._head_inputs(model, rollout, False)
+            return logprobs.raw_log_probs(states, rollout.actions, head, chunk)
+
+    def hidden_states(self, model: Any, rollout: Rollout) -> torch.Tensor:
+        """The last hidden states at the states predicting each action [B, T, H], without the vocabulary head."""
+        with self.autocast(), output_head_bypassed(model):
+            _, states = self.forward(model, rollout.prompts, rollout.actions, rollout.valid, hidden=True)
+        return states
+
+    def _head_inputs(self, model: Any, rollout: Rollout, hidden: bool):
+        """(the vocabulary head's inputs at each action's state, the head, hidden states when `hidden`).
+
+        The model's output embedding is swapped for an identity for the pass, so the "logits" forward()
+        slices out are the head's inputs. Where that is not the same function (a sharded head, a model
+        that transforms its logits after the head: checked once per model class), the head is None and
+        the "states" are the logits themselves."""
+        if splits_head(model, lambda: self._head_check(model, rollout)):
+            with output_head_bypassed(model) as head:
+                states, hidden_states = self.forward(model, rollout.prompts, rollout.actions, rollout.valid, hidden)
+            return states, head, hidden_states
+        logits, hidden_states = self.forward(model, rollout.prompts, rollout.actions, rollout.valid, hidden)
+        return logits, None, hidden_states
+
+    @torch.no_grad()
+    def _head_check(self, model: Any, rollout: Rollout) -> bool:
+        """Whether head(bypassed pass) gives the logits of the plain pass, on one episode."""
+        one = rollout.select([0])
+        logits, _ = self.forward(model, one.prompts, one.actions, one.valid)
+        with output_head_bypassed(model) as head:
+            states, _ = self.forward(model, one.prompts, one.actions, one.valid)
+        if head is None or logits is None:
+            return False
+        logits, again = logits.float(), head(states).float()
+        scale = logits.abs().max().clamp(min=1.0)
+        return again.shape == logits.shape and bool(((again - logits).abs().max() <= 2e-2 * scale))
+
+
+# Post-head transforms that rule the split out without a check (Gemma 2's soft-capping, Cohere's scale).
+_HEAD_TRANSFORMS = ("final_logit_softcapping", "logit_scale", "output_multiplier_scale")
+_SPLITS: dict[type, bool] = {}
+
+
+def _language_model(model: Any) -> Any:
+    """The module whose output embedding a pass of `model` runs (a view of a LoRA model names its own)."""
+    inner = getattr(model, "language_model_for_head", None)
+    return inner() if callable(inner) else model
+
+
+def splits_head(model: Any, check: Any) -> bool:
+    """Whether the vocabulary head of `model` can run apart from its trunk (cached per model class)."""
+    lm = _language_model(model)
+    get = getattr(lm, "get_output_embeddings", None)
+    head = get() if callable(get) else None
+    if head is None or _owner_of(lm, head) is None:
+        return False
+    from grue.runtime.sharding import is_sharded
+
+    if any(is_sharded(p) for p in head.parameters()):
+        return False  # a sharded head is gathered by its model's root unit, during that unit's forward only
+    config = getattr(lm, "config", None)
+    if any(getattr(config, name, None) not in (None, 1, 1.0) for name in _HEAD_TRANSFORMS):
+        return False
+    kind = type(lm)
+    if kind not in _SPLITS:
+        _SPLITS[kind] = bool(check())
+    return _SPLITS[kind]
+
+
+def _owner_of(lm: Any, head: Any) -> Optional[str]:
+    for name, child in lm.named_children():
+        if child is head:
+            return name
+    return None
+
+
+@contextmanager
+def output_head_bypassed(model: Any) -> Iterator[Optional[torch.nn.Module]]:
+    """For one pass: the model's output embedding replaced by an identity (its "logits" are the head's
+    inputs); yields the head itself, or None when the model has no separable one (then nothing changes)."""
+    lm = _language_model(model)
+    get = getattr(lm, "get_output_embeddings", None)
+    head = get() if callable(get) else None
+    name = _owner_of(lm, head) if head is not None else None
+    if name is None:
+        yield None
+        return
+    setattr(lm, name, torch.nn.Identity())
+    try:
+        yield head
+    finally:
+        setattr(lm, name, head)

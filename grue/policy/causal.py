@@ -9,7 +9,7 @@ from typing import Any, Iterable, Optional, Sequence
 
 import torch
 
-from grue.policy.base import LMPolicy, valid_actions  # noqa: F401  (valid_actions: imported from here too)
+from grue.policy.base import LMPolicy, _language_model, valid_actions  # noqa: F401  (valid_actions: imported from here too)
 from grue.policy.batch import PromptBatch, position_ids
 from grue.policy.mask_processor import CausalMaskProcessor
 
@@ -21,8 +21,8 @@ def _forward_keeps_logits(model_class: type) -> bool:
 
 def _keeps_logits(model: Any) -> bool:
     """Whether `model` is an LM whose forward can compute logits for the last positions only (a bare
-    trunk has no vocabulary head and no such argument)."""
-    return _forward_keeps_logits(type(model))
+    trunk has no vocabulary head and no such argument; a view of a LoRA model answers for its model)."""
+    return _forward_keeps_logits(type(_language_model(model)))
 
 
 class CausalPolicy(LMPolicy):

@@ -8,10 +8,12 @@ import torch
 
 def sampling_log_probs(logits: torch.Tensor, action_mask: Optional[torch.Tensor], temperature: float) -> torch.Tensor:
     """log softmax(logits / T) restricted to the allowed tokens: the distribution actions were drawn from."""
-    scaled = logits / temperature if temperature != 1.0 else logits  # no [B, T, V] copy at T = 1
+    # float32 before the temperature, as the sampler divides (under autocast the logits are bf16/fp16)
+    scaled = logits.float()
+    scaled = scaled / temperature if temperature != 1.0 else scaled  # no [B, T, V] copy at T = 1
     if action_mask is not None:
         scaled = scaled.masked_fill(~action_mask, float("-inf"))
-    return torch.log_softmax(scaled.float(), dim=-1)
+    return torch.log_softmax(scaled, dim=-1)
 
 
 def action_log_probs(logits: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:

@@ -37,8 +37,12 @@ def encoder_decoder_trunk(model: Any) -> torch.nn.Module:
         return copy.deepcopy(model.base_model)
     from transformers import AutoModel
 
+    from grue.policy.lora import base_state_dict, lora_layers
+
     trunk = AutoModel.from_config(model.config)
-    missing, _ = trunk.load_state_dict(model.state_dict(), strict=False)
+    # a LoRA policy's critic starts from the base weights, without the adapters (grue.policy.lora)
+    state = base_state_dict(model) if lora_layers(model) else model.state_dict()
+    missing, _ = trunk.load_state_dict(state, strict=False)
     if missing:
         raise ValueError(f"cannot build an encoder-decoder critic trunk: weights missing for {missing[:3]}")
     param = next(model.parameters())

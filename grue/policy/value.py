@@ -52,6 +52,6 @@ class SharedValue(nn.Module):
         self.head = ValueHead(hidden_size)
 
     def values(self, policy: Any, rollout: Rollout, policy_states: Optional[torch.Tensor] = None) -> torch.Tensor:
-        if policy_states is None:
-            _, _, policy_states = policy.log_probs(policy.model, rollout, hidden=True)
+        if policy_states is None:  # the trunk's states only: no vocabulary head
+            policy_states = policy.hidden_states(policy.model, rollout)
         return self.head(policy_states)

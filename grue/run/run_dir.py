@@ -100,7 +100,12 @@ class RunDir:
         tmp = self.path / ".model.tmp"
         shutil.rmtree(tmp, ignore_errors=True)
         try:
-            policy.model.save_pretrained(tmp, state_dict=state_dict)
+            from grue.policy.lora import is_lora, save_merged
+
+            if is_lora(policy.model):  # the merged model (plain transformers) and the adapter under adapter/
+                save_merged(policy.model, tmp, state_dict)
+            else:
+                policy.model.save_pretrained(tmp, state_dict=state_dict)
             policy.tokenizer.save_pretrained(tmp)
         except BaseException:  # a full disk or a kill: no half-written model is left behind
             shutil.rmtree(tmp, ignore_errors=True)

@@ -58,7 +58,8 @@ class Run:
             from grue.run.tracking import run_trackers
 
             trackers = run_trackers(cfg, self.dir.path)  # TensorBoard, W&B (grue/run/tracking.py)
-            self.accelerator = make_accelerator(self.device, self.dir.path, trackers=trackers)
+            self.accelerator = make_accelerator(self.device, self.dir.path, trackers=trackers,
+                                                mixed_precision=cfg.model.mixed_precision)
             self.main, self.world = self.accelerator.is_main_process, self.accelerator.num_processes
             if str(getattr(self.accelerator.distributed_type, "value", "")) == "DEEPSPEED":
                 from grue.runtime.accelerate_configs import deepspeed_refusal

@@ -27,6 +27,29 @@ def check_checkpoint_layout(state: dict[str, Any], sharded: bool) -> None:
                            "command with the shard= setting and number of processes it was started with")
 
 
+def trainable_state(model: torch.nn.Module) -> dict[str, Any]:
+    """What a checkpoint keeps of a model: its whole state, or of a LoRA policy only the adapters (the
+    frozen base never changes, and is read again from where the run started)."""
+    from grue.policy.lora import adapter_state, is_lora
+
+    return adapter_state(model) if is_lora(model) else model.state_dict()
+
+
+def load_trainable_state(model: torch.nn.Module, state: dict[str, Any]) -> None:
+    """The inverse of `trainable_state`: a LoRA policy takes its adapters, and must find all of them."""
+    from grue.policy.lora import adapter_state, is_lora
+
+    if not is_lora(model):
+        model.load_state_dict(state)
+        return
+    expected = set(adapter_state(model))
+    if set(state) != expected:
+        missing, extra = sorted(expected - set(state)), sorted(set(state) - expected)
+        raise RuntimeError(f"this checkpoint's policy is not this run's LoRA adapters (missing {missing[:3]}, "
+                           f"unexpected {extra[:3]}): was it written with other model.lora settings?")
+    model.load_state_dict(state, strict=False)
+
+
 def _numbered(root: Path) -> list[tuple[int, Path]]:
     found = []
     for path in root.glob("step-*"):

@@ -15,14 +15,16 @@ def _last_val_metrics(run: RunServices) -> Any:
 
 
 def train_rl(run: RunServices, trainer_class: Any, policy: Any, splits: dict, scorers: Any) -> Trained:
-    from grue.policy.load import build_value, frozen_copy
+    from grue.policy.load import build_value, reference_model
     from grue.rewards.learned.schedules import build_run_reward
     from grue.run.display import rl_status
     from grue.run.tracking import headline_metric, track_evaluation
 
     cfg = run.cfg
     seed_everything(cfg.seed)  # the RL phase starts from the same state whether or not a warm start ran first
-    ref_model = frozen_copy(policy.model)  # pi_0: the initial (for Supervised+RL: the supervised) model
+    # pi_0: the initial (for Supervised+RL: the supervised) model; of a LoRA policy, the policy with its
+    # adapters disabled (no copy)
+    ref_model = reference_model(policy.model)
     value = build_value(cfg, policy) if trainer_class.uses_critic else None
     # A label schedule (reward.schedule) collects labels and trains its reward model here, before RL;
     # `progress` reads the trainer made next, so batched rounds follow the RL iterations.

@@ -21,10 +21,11 @@ from typing import Any, Callable, Optional, Sequence
 
 import torch
 from accelerate.utils import DistributedType
+from transformers import PreTrainedModel
 
-from grue.train.checkpoint import SHARDS, check_checkpoint_layout
+from grue.train.checkpoint import SHARDS, check_checkpoint_layout, load_trainable_state, trainable_state
 from grue.data.sample import Sample
-from grue.policy.masking import entropy
+from grue.policy.lora import is_lora
 from grue.train.rl.kl import AdaptiveKLController
 from grue.train.rl.ppo_loss import PPOLosses, combined, masked_mean, policy_terms, value_term
 from grue.train.rl.minibatch import MINIBATCHES, minibatch_count
@@ -87,6 +88,10 @@ class RLTrainer:
         self.cfg, self.policy, self.ref_model, self.value = cfg, policy, ref_model, value
         self.reward_fn, self.train, self.accelerator = reward_fn, list(train), accelerator
         extra = self.extra_models()  # made whole, before any sharding
+        if sharding is not None and is_lora(policy.model):
+            raise ValueError("model.lora with sharded parameters (shard=full|grad_op) is not supported; run LoRA "
+                             "data parallel (accelerate=ddp)")
+        self._use_mixed_precision(policy, [ref_model, value, *extra.values()])
         self.sharding = sharding
         if sharding is not None:  # every model, frozen ones too, before the optimizer sees the parameters
             for model in (policy.model, value, ref_model, *extra.values()):
@@ -94,6 +99,8 @@ class RLTrainer:
                     sharding.shard(model)
         trained = [m for m in (policy.model, value) if m is not None]
         self.optimizer = build_optimizer(trained, cfg.ppo.learning_rate, cfg.ppo.weight_decay, fused=sharding is None)
+        if self._scaler() is not None:  # fp16: accelerate's optimizer steps through the loss scaler
+            self.optimizer = accelerator.prepare_optimizer(self.optimizer, device_placement=False)
         # what a sharded checkpoint holds, by name (grue.runtime.sharding.save_shards)
         self._owner = torch.nn.ModuleDict({"policy": policy.model, **({"value": value} if value is not None else {}),
                                            **extra})
@@ -104,6 +111,26 @@ class RLTrainer:
         self.update_gen = torch.Generator().manual_seed(int(cfg.seed) + 1)
         self._order: list[int] = []
         self.rank, self.world = world_of(accelerator)
+
+    # -- mixed precision (model.mixed_precision) -------------------------------------------------------
+    def _use_mixed_precision(self, policy: Any, others: Sequence[Any]) -> None:
+        """Under bf16/fp16 autocast every pass of the policy (sampling included), the reference, the
+        critic and the algorithm's models runs autocast; weights stay fp32 (grue.runtime.accelerator)."""
+        from grue.runtime.accelerator import autocast, autocast_settings, autocast_forward, check_mixed_precision
+
+        model_cfg = self.cfg.model
+        check_mixed_precision(self.accelerator, getattr(model_cfg, "mixed_precision", "no"), model_cfg.dtype)
+        settings = autocast_settings(self.accelerator)
+        if settings is None:
+            return
+        policy.autocast = lambda: autocast(settings)  # the vocabulary head's chunks, outside the model's forward
+        for model in (policy.model, *(getattr(m, "trunk", m) for m in others if m is not None)):
+            if isinstance(model, PreTrainedModel):  # a LoRA view runs the policy's own (patched) model
+                autocast_forward(model, settings)
+
+    def _scaler(self) -> Any:
+        """accelerate's loss scaler (fp16 on a GPU), or None."""
+        return getattr(self.accelerator, "scaler", None)
 
     # -- what an algorithm adds around the seams (PPO adds nothing) ---------------------------------
     def extra_models(self) -> dict[str, torch.nn.Module]:
@@ -212,11 +239,11 @@ class RLTrainer:
         Sharded models and engines that step inside backward get the summed loss in one backward."""
         cfg = self.cfg.ppo
         shared = getattr(self.value, "shared", False)
-        new_logp, logp_all, states = self.policy.log_probs(self.policy.model, mb.rollout, hidden=shared)
-        # With no entropy bonus the entropy is only logged: computing it without gradients
-        # saves a [B, T, V] graph and its backward, and leaves the loss and its gradients as they are.
-        with torch.no_grad() if cfg.ent_coef == 0 else nullcontext():
-            token_entropy = entropy(logp_all)
+        # Log-probs and entropy a chunk of positions at a time, no [B, T, V] tensor (grue.policy.logprobs).
+        # With no entropy bonus the entropy is only logged: computed without gradients, it adds no graph
+        # or backward, and leaves the loss and its gradients as they are.
+        new_logp, token_entropy, states = self.policy.action_stats(self.policy.model, mb.rollout, hidden=shared,
+                                                                   entropy_grad=cfg.ent_coef != 0)
         policy = policy_terms(new_logp, mb.rollout.logp, mb.advantages, token_entropy, selected, cfg.clip_range,
                               cfg.ent_coef, normalise_advantages=cfg.normalise_advantages == "minibatch")
         if self.value is None:  # critic-free: the policy's terms are the whole loss
@@ -226,7 +253,7 @@ class RLTrainer:
         elif self._policy_backward_first():
             _check_finite(self.iteration + 1, PPO_loss=policy.loss.item())
             self._backward(policy.loss, share)
-            del new_logp, logp_all, states, token_entropy
+            del new_logp, states, token_entropy
             value_loss = value_term(self.value.values(self.policy, mb.rollout), mb.returns, selected)
             losses = combined(policy, value_loss, cfg.vf_coef, cfg.ent_coef)
             _check_finite(self.iteration + 1, PPO_loss=losses.total.item())
@@ -263,7 +290,9 @@ class RLTrainer:
                 average_gradients(params, self.world)  # sharded parameters were averaged by their backward
                 grad_norm = (self.sharding.clip_grad_norm_(params, cfg.max_grad_norm) if self.sharding is not None
                              else self.accelerator.clip_grad_norm_(params, cfg.max_grad_norm))
-                if grad_norm is not None:  # None where an accelerate engine clips inside its own step
+                # None where an accelerate engine clips inside its own step; under fp16 loss scaling an
+                # overflow is the scaler's business (it skips the step and lowers the scale)
+                if grad_norm is not None and self._scaler() is None:
                     _check_finite(self.iteration + 1, gradient_norm=float(grad_norm))
                 self.optimizer.step()
                 # freed right after the step, so gradients never stay allocated through the next rollout
@@ -309,13 +338,15 @@ class RLTrainer:
 
     def state_dict(self) -> dict[str, Any]:
         """Everything to resume from; a sharded run's weights and optimizer state go to `write_shards`."""
-        if self.sharding is None:
-            weights = {"policy": self.policy.model.state_dict(),
+        if self.sharding is None:  # a LoRA policy's state is its adapters (grue.train.checkpoint)
+            weights = {"policy": trainable_state(self.policy.model),
                        "value": self.value.state_dict() if self.value is not None else None,
                        **{name: model.state_dict() for name, model in self.extra_models_by_name().items()},
                        "optimizer": self.optimizer.state_dict()}
         else:
             weights = {"sharded": True}
+        if self._scaler() is not None:
+            weights["scaler"] = self._scaler().state_dict()
         return {**weights, "kl_ctl": self.kl_ctl.state_dict(),
                 "iteration": self.iteration, "order": list(self._order),
                 "data_gen": self.data_gen.get_state(), "update_gen": self.update_gen.get_state()}
@@ -327,7 +358,7 @@ class RLTrainer:
     def load_state_dict(self, state: dict[str, Any]) -> None:
         check_checkpoint_layout(state, self.sharding is not None)
         if self.sharding is None:
-            self.policy.model.load_state_dict(state["policy"])
+            load_trainable_state(self.policy.model, state["policy"])
             if self.value is not None:
                 self.value.load_state_dict(state["value"])
             for name, model in self.extra_models_by_name().items():
@@ -335,6 +366,8 @@ class RLTrainer:
             self.optimizer.load_state_dict(state["optimizer"])
         else:
             self.sharding.load_shards(self._owner, self.optimizer, Path(state["checkpoint_dir"]) / SHARDS)
+        if self._scaler() is not None and "scaler" in state:
+            self._scaler().load_state_dict(state["scaler"])
         self.kl_ctl.load_state_dict(state["kl_ctl"])
         self.iteration = state["iteration"]
         self._order = list(state["order"])

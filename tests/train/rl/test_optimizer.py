@@ -40,17 +40,17 @@ def _trainer(policy, ent_coef: float) -> RLTrainer:
 
 
 def test_gradients_are_freed_after_each_step_and_a_logged_entropy_has_no_graph(tiny_causal_policy, monkeypatch):
-    import grue.train.rl.trainer as trainer_module
+    import grue.policy.logprobs as logprobs_module  # the update's entropy, a chunk of positions at a time
 
     tracked: list[bool] = []
-    real_entropy = trainer_module.entropy
+    real_entropy = logprobs_module.entropy
 
     def recording_entropy(logp_all):
         out = real_entropy(logp_all)
         tracked.append(out.requires_grad)
         return out
 
-    monkeypatch.setattr(trainer_module, "entropy", recording_entropy)
+    monkeypatch.setattr(logprobs_module, "entropy", recording_entropy)
     torch.manual_seed(0)
     trainer = _trainer(tiny_causal_policy, ent_coef=0.0)
     stats = trainer.step()
