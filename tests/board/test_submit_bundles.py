@@ -241,3 +241,14 @@ def test_with_weights_the_board_rescores_perplexity_too(two_seeds, tmp_path):
         claimed = json.loads((run / "results.json").read_text())["metrics"]["val"]["perplexity"]
         assert record["metrics"]["val"]["perplexity"]["status"] == "re-scored"
         assert record["metrics"]["val"]["perplexity"]["rescored"] == pytest.approx(claimed, rel=1e-4)
+
+
+def test_a_manifest_naming_files_outside_the_bundle_is_refused(bundle, tmp_path):
+    files = read_members(bundle)
+    manifest = json.loads(files[MANIFEST])
+    manifest["files"]["../outside.txt"] = file_entry(b"{}")
+    files[MANIFEST] = json.dumps(manifest).encode()
+    tampered = write_members(tmp_path / "t.grue.tar.gz", files, remanifest=False)
+    result = runner.invoke(leaderboard_app, ["add", str(tampered), f"board={tmp_path / 'board'}"])
+    assert result.exit_code == 2 and "'../outside.txt' is not a file name a bundle can hold" in result.output
+    assert not (tmp_path / "board").exists()

@@ -71,7 +71,13 @@ def manifest_problems(doc: Any) -> list[str]:
     if not isinstance(files, dict) or not files:
         problems.append(f"{MANIFEST}: 'files' must map each file of the bundle to its sha256 and size")
     else:
+        from grue.board.submit.archive import member_name
+
         for name, entry in files.items():
+            normal, why = member_name(name)
+            if why or normal != name or name == MANIFEST:
+                problems.append(f"{MANIFEST}: {name!r} is not a file name a bundle can hold ({why or 'not normalised'})")
+                continue
             if not (isinstance(entry, dict) and isinstance(entry.get("sha256"), str)
                     and _SHA256.fullmatch(entry["sha256"]) and isinstance(entry.get("bytes"), int)):
                 problems.append(f"{MANIFEST}: the entry of {name!r} needs a sha256 (64 hex digits) and a size in bytes")
