@@ -7,6 +7,7 @@ What it does that `model.generate` at a fixed batch does not:
 - Rows leave the batch as soon as they end (EOS): the model, the sampler and the cache only ever
   process live rows (kept in when NLPO's mask processors run beside the policy: they follow generate()'s
   rows, so finished rows are fed padding as generate() does).
+- Evaluation's matrix products on weights packed once per decode for oneDNN (grue.policy.packed_linear).
 - A key-value cache preallocated for the whole decode (one buffer per layer written in place) instead of
   one concatenation per step, which copies the whole cache at every token.
 - Sampling in one fused pass: the min-length rule, the processors, temperature, top-k and top-p are one
@@ -32,6 +33,7 @@ from transformers.cache_utils import Cache, DynamicLayer
 
 from grue.policy.batch import PromptBatch, position_ids
 from grue.policy.mask_processor import cache_argument
+from grue.policy.packed_linear import packed_linears
 from grue.policy.sampling import FusedSampler, row_uniforms
 
 # Bytes a decode may hold for its rows (KV cache, vocabulary-sized work, records) when max_batch_rows is 0.
@@ -142,7 +144,16 @@ def decode(policy: Any, prompts: PromptBatch, gen: Any, keys: Sequence[int], pro
     """One batch: sample (or take the argmax, do_sample=false) up to `gen.max_new_tokens` tokens per prompt.
 
     `keys[i]` seeds row i's noise; `processors` are generate()-style logits processors (NLPO's mask) run
-    after the min-length rule and before temperature/top-k/top-p, given generate()'s input_ids."""
+    after the min-length rule and before temperature/top-k/top-p, given generate()'s input_ids.
+    Without records (evaluation) the matrix products run on packed oneDNN weights (grue.policy.packed_linear:
+    the same products to float rounding); a rollout's records keep torch's own products, the ones the
+    update recomputes them with."""
+    with packed_linears(policy.model, enabled=not record):
+        return _decode(policy, prompts, gen, keys, processors, record)
+
+
+def _decode(policy: Any, prompts: PromptBatch, gen: Any, keys: Sequence[int], processors: Sequence[Any],
+            record: bool) -> Decoded:
     model, eos, pad = policy.model, policy.eos_id, policy.tokenizer.pad_token_id
     rows, steps = prompts.input_ids.shape[0], int(gen.max_new_tokens)
     device = prompts.input_ids.device
