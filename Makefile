@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TORCH_VERSION ?= 2.13.0
 
-.PHONY: install demo test bench clean
+.PHONY: install demo test bench bench-generation clean
 
 install: $(STAMP)
 
@@ -26,6 +26,10 @@ test: install
 # grue against TRL on research/perf_anchor.md's setting; builds pinned TRL environments in .bench/ once.
 bench: install
 	$(BIN)/python scripts/bench_vs_trl.py
+
+# Generation's tokens/s against plain generate() and the compute floor (docs/speed.md, "Generation").
+bench-generation: install
+	$(BIN)/python scripts/bench_generation.py
 
 clean:
 	rm -rf $(VENV)
