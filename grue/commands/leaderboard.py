@@ -81,7 +81,9 @@ def export(args: Optional[list[str]] = typer.Argument(None, help=EXPORT_HELP)) -
         load_study(study)
     check_writable_dir(Path(options.get("out", DEFAULT_OUT)), "out")
     board, written = export_board(runs, Path(options.get("out", DEFAULT_OUT)), formats, board_options)
-    typer.echo(f"{len(board.found.runs)} run(s) counted, {len(board.found.skipped)} skipped; {'; '.join(board.notes)}")
+    verified = sum(run.verified for run in board.found.runs)  # added by `grue leaderboard add`
+    typer.echo(f"{len(board.found.runs)} run(s) counted" + (f" ({verified} verified)" if verified else "")
+               + f", {len(board.found.skipped)} skipped; {'; '.join(board.notes)}")
     for skipped in board.found.skipped:
         typer.echo(f"  skipped {skipped.path}: {'; '.join(skipped.reasons)}")
     for fmt, paths in written.items():

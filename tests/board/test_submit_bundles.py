@@ -115,6 +115,7 @@ def test_two_runs_bundle_add_to_an_empty_board_and_export_verified(bundle, two_s
     out = tmp_path / "export"
     result = runner.invoke(leaderboard_app, ["export", f"runs={board / 'runs'}", f"out={out}", "format=md,json"])
     assert result.exit_code == 0, result.output
+    assert result.output.startswith("2 run(s) counted (2 verified), 0 skipped")
     ppo_rows = [line for line in (out / "leaderboard.md").read_text().splitlines() if line.startswith("| PPO | sentiment |")]  # task tables
     assert ppo_rows and all("✓ verified" in line for line in ppo_rows)
     rows = [r for r in json.loads((out / "leaderboard.json").read_text())["rows"] if r["source"] == "runs"]
