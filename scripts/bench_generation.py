@@ -6,14 +6,15 @@ Two settings:
   preset's 16 episodes, an evaluation split is the first `--eval-samples` val prompts at the preset's
   evaluation batch (16).
 - `seq2seq`: the encoder-decoder path on WMT16's mini preset (its prompts, top-k 10 sampled rollouts,
-  greedy evaluation, 32 new tokens, EOS allowed): no T5 checkpoint is packaged, so the model is a
-  t5-small-shaped T5 (6+6 layers, d_model 512) with random weights and SmolLM2's tokenizer. Random
-  weights seldom emit EOS, so rows run to the token limit, as a trained model's would on long outputs.
+  greedy evaluation, 32 new tokens, held fixed by the min-length rule): no T5 checkpoint is packaged, so
+  the model is a t5-small-shaped T5 (6+6 layers, d_model 512) with random weights and SmolLM2's
+  tokenizer, whose EOS would otherwise come at random.
 
 Variants, per setting:
 - `generate`: plain `model.generate` at the preset's batch over the same prompts (no records);
 - `rollout`: grue's rollout sampler for one round (what the trainer calls, with its per-step records);
 - `evaluation`: grue's evaluation generation over the split (grue.run.evaluate.generate);
+  both with `decoder=generate` (grue before its own decode loop) and `decoder=grue` unless --decoder says;
 - `floor`: the compute floor, forward FLOPs of the generated tokens (every weight matrix, the vocabulary
   head and attention over the context) over the machine's measured matmul rate (the best of a few fp32
   GEMMs the size of the model's, timed in the same rounds).
@@ -21,7 +22,7 @@ Timings interleave the variants in one process (medians of `--rounds` after a wa
 hits all alike. The machine is shared: read the ratios, not the seconds.
 
     .venv/bin/python scripts/bench_generation.py [--settings causal seq2seq] [--rounds 2] [--threads 2]
-        [--new-tokens 48] [--eval-samples 64] [--decoder grue|generate]
+        [--new-tokens 48] [--eval-samples 64] [--decoder grue|generate] [--no-warmup]
 """
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ import statistics
 import sys
 import time
 from dataclasses import dataclass
+from types import SimpleNamespace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -56,15 +58,11 @@ class Setting:
     eval_batch: int
 
 
-def _overrides(args: argparse.Namespace) -> list[str]:
-    return [f"generation.decoder={args.decoder}", f"rollout.decoder={args.decoder}"] if args.decoder else []
-
-
 def causal_setting(args: argparse.Namespace) -> Setting:
     n = args.new_tokens
     cfg = load_config(["task=imdb", "profile=mini", "algo=ppo", "seed=0", f"rollout.min_new_tokens={n}",
                        f"rollout.max_new_tokens={n}", f"generation.min_new_tokens={n}",
-                       f"generation.max_new_tokens={n}", f"ppo.steps_per_update={16 * n}", *_overrides(args)])
+                       f"generation.max_new_tokens={n}", f"ppo.steps_per_update={16 * n}"])
     policy = load_policy(cfg, cfg.model.policy, "cpu")
     splits = get_task("imdb").loader(cfg)
     episodes = int(cfg.ppo.steps_per_update) // n  # the preset's round: 16 episodes
@@ -78,8 +76,9 @@ def seq2seq_setting(args: argparse.Namespace) -> Setting:
     from grue.assets.resolve import resolve_model
     from grue.policy.seq2seq import Seq2SeqPolicy
 
+    n = 32  # the preset's max_new_tokens, held fixed: a random model's EOS comes at random
     cfg = load_config(["task=wmt16", "profile=mini", "algo=ppo", "seed=0", "model.kind=seq2seq",
-                       "model.truncation_side=right", *_overrides(args)])
+                       "model.truncation_side=right", f"rollout.min_new_tokens={n}", f"generation.min_new_tokens={n}"])
     tokenizer = AutoTokenizer.from_pretrained(resolve_model("packaged:smollm2-135m"))
     torch.manual_seed(0)
     model = T5ForConditionalGeneration(T5Config(
@@ -111,12 +110,19 @@ def run_generate(s: Setting, samples: list, gen: Any, batch: int) -> int:
     return tokens
 
 
+def with_decoder(gen: Any, decoder: str) -> SimpleNamespace:
+    """The decoding settings `gen` with `decoder` (grue or generate)."""
+    fields = {k: gen[k] for k in gen} if hasattr(gen, "keys") else dict(vars(gen))
+    return SimpleNamespace(**{**fields, "decoder": decoder})
+
+
 @torch.no_grad()
-def run_rollout(s: Setting) -> int:
+def run_rollout(s: Setting, decoder: str) -> int:
     """The trainer's sampler for one round (the records PPO needs included), without reward and reference."""
     sample = getattr(rollout_module, "sample_rollout", None)
     if sample is not None:
-        rollout = sample(s.policy, s.round_samples, s.cfg.rollout, s.rollout_batch, seed=0, iteration=0)
+        rollout = sample(s.policy, s.round_samples, with_decoder(s.cfg.rollout, decoder), s.rollout_batch,
+                         seed=0, iteration=0)
         return int(rollout.valid.sum())
     # before grue.policy.decode: sample_episodes' loop over rollout batches
     prompts = s.policy.encode([x.prompt for x in s.round_samples])
@@ -127,11 +133,11 @@ def run_rollout(s: Setting) -> int:
 
 
 @torch.no_grad()
-def run_evaluation(s: Setting) -> int:
+def run_evaluation(s: Setting, decoder: str) -> int:
     """grue's evaluation generation. Texts do not say how many tokens made them: the count is plain generate's
     on the same split and settings (the same tokens under greedy decoding or a fixed length, the same
     distribution of lengths when sampling)."""
-    evaluate.generate(s.policy, s.eval_samples, s.cfg.generation, s.eval_batch)
+    evaluate.generate(s.policy, s.eval_samples, with_decoder(s.cfg.generation, decoder), s.eval_batch)
     return -1
 
 
@@ -176,18 +182,22 @@ def main() -> None:
     parser.add_argument("--no-warmup", dest="warmup", action="store_false",
                         help="time every round (a loaded machine makes a whole warm-up round costly)")
     parser.add_argument("--decoder", choices=("grue", "generate"), default=None,
-                        help="rollout.decoder / generation.decoder for grue's variants (default: the config's)")
+                        help="grue's variants with this decoder only (default: both, generate being grue before "
+                             "grue.policy.decode)")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     settings = [causal_setting(args) if name == "causal" else seq2seq_setting(args) for name in args.settings]
     variants: list[tuple[str, Setting, Callable[[], int]]] = []
+    decoders = ["generate", "grue"] if args.decoder is None else [args.decoder]
     for s in settings:
-        variants += [(f"{s.name} generate (rollout round, batch {s.rollout_batch})", s,
-                      lambda s=s: run_generate(s, s.round_samples, s.cfg.rollout, s.rollout_batch)),
-                     (f"{s.name} rollout sampler", s, lambda s=s: run_rollout(s)),
-                     (f"{s.name} generate (eval split, batch {s.eval_batch})", s,
-                      lambda s=s: run_generate(s, s.eval_samples, s.cfg.generation, s.eval_batch)),
-                     (f"{s.name} evaluation generation", s, lambda s=s: run_evaluation(s))]
+        variants.append((f"{s.name} generate (rollout round, batch {s.rollout_batch})", s,
+                         lambda s=s: run_generate(s, s.round_samples, s.cfg.rollout, s.rollout_batch)))
+        variants += [(f"{s.name} rollout sampler, decoder={d}", s, lambda s=s, d=d: run_rollout(s, d))
+                     for d in decoders]
+        variants.append((f"{s.name} generate (eval split, batch {s.eval_batch})", s,
+                         lambda s=s: run_generate(s, s.eval_samples, s.cfg.generation, s.eval_batch)))
+        variants += [(f"{s.name} evaluation generation, decoder={d}", s, lambda s=s, d=d: run_evaluation(s, d))
+                     for d in decoders]
     times: dict[str, list[float]] = {name: [] for name, _, _ in variants}
     tokens: dict[str, int] = {}
     rates: list[float] = []
@@ -202,13 +212,12 @@ def main() -> None:
             times[name].append(time.perf_counter() - start)
             print(f"  round {round_} {name}: {times[name][-1]:.2f} s", file=sys.stderr, flush=True)
     rate = statistics.median(rates[-args.rounds:])
-    print(f"threads {args.threads}; matmul rate {rate / 1e9:.1f} GFLOP/s (median of rounds); "
-          f"decoder {args.decoder or 'config default'}")
+    print(f"threads {args.threads}; matmul rate {rate / 1e9:.1f} GFLOP/s (median of rounds)")
     print(f"| variant | tokens | median s | tokens/s | x generate | floor tokens/s | x floor |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for i, (name, s, _) in enumerate(variants):
         median = statistics.median(times[name][-args.rounds:])
-        base_name = variants[i - i % 2][0]  # each grue variant against the generate call before it
+        base_name = next(n for n, _, _ in reversed(variants[:i + 1]) if " generate (" in n)  # its group's generate
         base = tokens[base_name] / statistics.median(times[base_name][-args.rounds:])
         rollout = "rollout" in name or "round" in name
         gen = s.cfg.rollout if rollout else s.cfg.generation
