@@ -109,6 +109,30 @@ def one(name: str, iters: int, threads: int, shared: bool) -> dict:
             "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "prompt_tokens": prompt}
 
 
+def saved_per_token_block(tokens: int = 72) -> float:
+    """Values autograd keeps per token per transformer block in the policy's forward pass (fp32, full
+    fine-tuning), counted once per storage, on the bench's model: what grue plan's activation count stands for."""
+    import torch
+
+    from grue.config import load_config
+    from grue.policy.load import load_policy
+
+    cfg = load_config(bench_args(1, False, []))
+    model = load_policy(cfg, cfg.model.policy, "cpu").model
+    seen: dict[int, int] = {}
+
+    def pack(tensor):
+        seen[tensor.untyped_storage().data_ptr()] = tensor.untyped_storage().nbytes() // 4
+        return tensor
+
+    ids = torch.randint(5, 1000, (1, tokens))
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        model.model(input_ids=ids, use_cache=False)  # the trunk: blocks only, no vocabulary head
+    weights = {p.untyped_storage().data_ptr() for p in model.parameters()}
+    kept = sum(n for ptr, n in seen.items() if ptr not in weights)
+    return kept / (tokens * model.config.num_hidden_layers)
+
+
 def estimate_mib(name: str, shared: bool, prompt_tokens: int) -> float:
     from grue.commands.plan import MIB, estimate
     from grue.config import load_config
@@ -123,7 +147,15 @@ def main() -> None:
     parser.add_argument("--shared", action="store_true")
     parser.add_argument("--only", help="comma-separated configuration names")
     parser.add_argument("--one", help=argparse.SUPPRESS)
+    parser.add_argument("--count-saved", action="store_true",
+                        help="print the values autograd keeps per token per block of the policy, and stop")
     args = parser.parse_args()
+    if args.count_saved:
+        import torch
+
+        torch.set_num_threads(args.threads)
+        print(f"autograd keeps {saved_per_token_block():,.0f} values per token per block")
+        return
     if args.one:
         print(json.dumps(one(args.one, args.iters, args.threads, args.shared)))
         return
