@@ -97,3 +97,17 @@ def test_a_lora_run_cut_short_resumes_to_the_uninterrupted_metrics(tiny_imdb_arg
     assert iterations == [1, 2, 3, 4, 5]
     assert (straight_dir / "model" / "config.json").is_file()
     assert (straight_dir / "model" / "adapter" / "adapter_config.json").is_file()
+
+
+def test_supervised_then_ppo_with_lora_starts_rl_from_the_merged_supervised_model(tiny_imdb_args):
+    """The warm start trains adapters too and saves its model merged; the RL run loads that as its base
+    (its pi_0) and adds fresh adapters. Both model directories load with plain transformers."""
+    from transformers import AutoModelForCausalLM
+
+    path = _run([*tiny_imdb_args, "algo=supervised_ppo", "model.lora.rank=4"])
+    doc = json.loads((path / "results.json").read_text())
+    supervised_model = Path(doc["init_model"])
+    assert supervised_model.name == "model" and "supervised" in supervised_model.parent.name
+    for model_dir in (supervised_model, path / "model"):
+        assert (model_dir / "adapter" / "adapter_config.json").is_file()
+        assert not lora.lora_layers(AutoModelForCausalLM.from_pretrained(model_dir))
