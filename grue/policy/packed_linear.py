@@ -53,7 +53,8 @@ def packed_linears(model: Any, enabled: bool = True) -> Iterator[None]:
     swapped = []
     try:
         for module in model.modules():
-            if isinstance(module, torch.nn.Linear) and type(module).forward is torch.nn.Linear.forward:
+            if (isinstance(module, torch.nn.Linear) and type(module).forward is torch.nn.Linear.forward
+                    and type(module.weight.data) is torch.Tensor):  # not a sharded (DTensor) or wrapped weight
                 module.forward = _packed_forward(module.weight, module.bias)
                 swapped.append(module)
         yield
