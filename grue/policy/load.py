@@ -48,7 +48,7 @@ def load_policy(cfg: Any, model_ref: str, device: str) -> LMPolicy:
     if cfg.model.kind not in kinds:
         raise ValueError(f"model.kind must be one of {sorted(kinds)}, not {cfg.model.kind!r}")
     settings = lora.lora_settings(cfg)
-    if settings is not None and getattr(cfg, "shard", None):
+    if settings is not None and getattr(cfg, "shard", None) and int(getattr(cfg, "num_processes", 1) or 1) > 1:
         raise ValueError(f"model.lora with shard={cfg.shard} is not supported: grue's sharded checkpoints and "
                          "gathered generation do not handle adapters on a shared frozen base yet. Run LoRA data "
                          "parallel (accelerate=ddp): each process holds the base once and only the adapters "
