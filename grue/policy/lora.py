@@ -63,6 +63,13 @@ def target_modules(model: Any, configured: Optional[list[str]]) -> list[str] | s
     return list(PRESETS.get(getattr(model.config, "model_type", ""), ())) or ALL_LINEAR
 
 
+def linear_layer_names(model: Any) -> list[str]:
+    """The distinct last names of the model's linear layers (what target_modules may name)."""
+    kinds = ("Linear", "Conv1D")  # GPT-2's projections are Conv1D
+    return sorted({name.rsplit(".", 1)[-1] for name, module in model.named_modules()
+                   if name and type(module).__name__ in kinds})
+
+
 def alpha_of(lora: Any) -> float:
     """lora_alpha: as set, or twice the rank (a scale of 2, the common choice)."""
     return float(lora.alpha) if lora.alpha is not None else 2.0 * int(lora.rank)
@@ -87,13 +94,23 @@ def add_adapters(model: nn.Module, lora: Any, base_ref: Optional[str] = None) ->
 
     from peft import inject_adapter_in_model
 
+    from grue.config.load import ConfigError
+
     config = peft_config(model, lora, base_ref)
+    unmatched = ConfigError(
+        f"model.lora.target_modules={lora.target_modules} matched no layer of this {type(model).__name__}; its "
+        f"linear layers are named {', '.join(linear_layer_names(model))} (leave the setting unset for the "
+        "backbone's preset)")
     with warnings.catch_warnings():  # "fan_in_fan_out is set to False but the target module is Conv1D": set for it
         warnings.filterwarnings("ignore", message=".*fan_in_fan_out.*")
-        inject_adapter_in_model(config, model, adapter_name=ADAPTER)
+        try:
+            inject_adapter_in_model(config, model, adapter_name=ADAPTER)
+        except ValueError as err:  # peft's "Target modules ... not found in the base model"
+            if "not found" in str(err):
+                raise unmatched from None
+            raise
     if not lora_layers(model):
-        raise ValueError(f"model.lora.target_modules={config.target_modules} matched no layer of this "
-                         f"{type(model).__name__}")
+        raise unmatched
     for name, param in model.named_parameters():
         param.requires_grad_(is_adapter_key(name))
     return model

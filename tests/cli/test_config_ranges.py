@@ -17,7 +17,8 @@ runner = CliRunner()
 # String fields that name things the user chooses freely (paths, hub ids, prompt text): no set to check.
 FREE_TEXT = {"model.policy", "model.supervised_init", "data.source", "data.config", "data.revision",
              "data.prompt_suffix", "reward.model", "reward.backbone", "output_dir", "critic.model", "critic.template",
-             "critic.base_url", "critic.api_key_env"}
+             "critic.base_url", "critic.api_key_env",
+             "model.lora.target_modules"}  # module names of the backbone: checked against its layers at load
 UNCHECKED_TYPES = (bool, dict[str, Any])
 
 

@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parents[2]
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_sigterm_to_a_sweep_interrupts_its_running_cells(tiny_imdb_args, tmp_path, jobs):
     runs = tmp_path / "runs"
-    args = [*base_args(tiny_imdb_args, runs), "algo=ppo", "seed=0,1", "ppo.total_steps=2400", "eval.save_every=2",
+    args = [*base_args(tiny_imdb_args, runs), "algo=ppo", "seed=0,1", "ppo.total_steps=24000", "eval.save_every=2",
             "--no-export", "--jobs", jobs]
     sweep = subprocess.Popen([sys.executable, "-m", "cli", "sweep", *args], cwd=REPO, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)
