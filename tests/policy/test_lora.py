@@ -167,7 +167,12 @@ def test_presets_per_backbone_and_refusals(tiny_causal_policy, tiny_seq2seq_poli
     assert lora.target_modules(other, None) == lora.ALL_LINEAR
     with pytest.raises(ValueError, match="dropout off"):
         lora.add_adapters(tiny_causal_policy.model, SimpleNamespace(rank=4, alpha=None, dropout=0.1, target_modules=None))
-    with pytest.raises(ValueError):
+    from grue.config.load import ConfigError
+
+    # a target naming no layer: grue's one-line config error listing the names that exist (peft's own
+    # error would reach the user as a traceback)
+    with pytest.raises(ConfigError, match=r"matched no layer of this T5ForConditionalGeneration; its linear layers "
+                                          r"are named .*\bq\b.*\bwo\b"):
         lora.add_adapters(tiny_seq2seq_policy.model, SimpleNamespace(rank=4, alpha=8.0, dropout=0.0,
                                                                      target_modules=["no_such_layer"]))
 
