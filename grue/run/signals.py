@@ -4,10 +4,17 @@ Schedulers (SLURM at its time limit, `scancel`), `kill`, and a sweep stopping it
 SIGTERM; Python's default would die on the spot, leaving run.json at "running". Turned into
 KeyboardInterrupt, it takes the same path as Ctrl-C: run.json says interrupted, the lock is released,
 and the same command resumes from the last checkpoint.
+
+A signal handler's exception is raised wherever the main thread happens to be, and when that is inside
+a finaliser (`__del__`, a weakref callback: h5py-style groups, tensors, writers) Python prints "Exception
+ignored" and carries on, so the run went on to finish as if no signal had come. A Terminated that
+Python could not raise is therefore sent again a moment later, to land after the finaliser returns.
 """
 from __future__ import annotations
 
+import os
 import signal
+import sys
 import threading
 from contextlib import contextmanager
 from typing import Any, Iterator
@@ -21,6 +28,19 @@ def _interrupt(signum: int, frame: Any) -> None:
     raise Terminated(f"stopped by signal {signal.Signals(signum).name}")
 
 
+def _redeliver_swallowed(previous_hook: Any):
+    def hook(unraisable: Any) -> None:
+        if isinstance(unraisable.exc_value, Terminated):
+            # Sent from another thread a moment later: sent from here, the handler would run inside this
+            # hook, whose exceptions are ignored too.
+            resend = threading.Timer(0.01, os.kill, (os.getpid(), signal.SIGTERM))
+            resend.daemon = True
+            resend.start()
+            return
+        previous_hook(unraisable)
+    return hook
+
+
 @contextmanager
 def sigterm_as_interrupt() -> Iterator[None]:
     """While the block runs, SIGTERM raises Terminated (only the main thread may install handlers)."""
@@ -28,7 +48,10 @@ def sigterm_as_interrupt() -> Iterator[None]:
         yield
         return
     previous = signal.signal(signal.SIGTERM, _interrupt)
+    previous_hook = sys.unraisablehook
+    sys.unraisablehook = _redeliver_swallowed(previous_hook)
     try:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+        sys.unraisablehook = previous_hook
