@@ -23,7 +23,7 @@ demo: install
 test: install
 	$(BIN)/python -m pytest -q
 
-# grue against TRL on research/perf_anchor.md's setting; builds pinned TRL environments in .bench/ once.
+# grue against TRL on docs/speed.md's setting ("Training speed against TRL"); builds pinned TRL environments in .bench/ once.
 bench: install
 	$(BIN)/python scripts/bench_vs_trl.py
 

@@ -1,4 +1,4 @@
-"""Benchmark one PPO iteration on the setting of research/perf_anchor.md (TRL's figures on this machine).
+"""Benchmark one PPO iteration on the setting of docs/speed.md, "Training speed against TRL".
 
 SmolLM2-135M, 16 prompts x 48 sampled tokens (top-k 0, no early EOS), 1 PPO epoch, minibatches of
 384 transitions (2 an epoch; each mixes tokens of all 16 episodes, so each runs all of them up to

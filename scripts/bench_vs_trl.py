@@ -1,6 +1,6 @@
 """`make bench`: grue's PPO iteration against TRL's, side by side in one run, on identical prompts.
 
-The setting is research/perf_anchor.md's (scripts/bench/common.py): SmolLM2-135M, 16 prompts of 13
+The setting is docs/speed.md's ("Training speed against TRL"; scripts/bench/common.py): SmolLM2-135M, 16 prompts of 13
 tokens, 48 sampled tokens, one PPO epoch in minibatches of 8 episodes (grue: ppo.minibatch=episodes),
 2 threads. Two pairs:
 - separate critic: grue (`model.value_model=separate`) against TRL 1.12's `trl.experimental.ppo`;

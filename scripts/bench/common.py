@@ -12,7 +12,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-# The setting of research/perf_anchor.md: 16 prompts x 48 sampled tokens, top-k 0, no early EOS,
+# The setting of docs/speed.md ("Training speed against TRL"): 16 prompts x 48 sampled tokens, top-k 0, no early EOS,
 # one PPO epoch in minibatches of 8 episodes, 2 threads, one warm-up iteration.
 PROMPTS = 16
 NEW_TOKENS = 48
