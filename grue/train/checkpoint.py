@@ -144,3 +144,15 @@ def load_latest(root: Path) -> Optional[dict[str, Any]]:
         state["checkpoint_dir"] = str(path)  # where a sharded run's shards are
         return state
     return None
+
+
+def resume_latest(run: Any, trainer: Any, position: Callable[[], int], key: str, resumed: Callable[[], str]) -> None:
+    """Load the run's newest checkpoint into `trainer` (and say where it resumed, `resumed()`), then rewind
+    the logs to the position resumed from (`position()` of `key`; 0 when there was no checkpoint), so
+    that nothing past it is counted twice. Every training phase starts this way."""
+    state = load_latest(run.dir.checkpoints)
+    if state:
+        trainer.load_state_dict(state)
+        run.say(resumed())
+    if run.main:
+        run.dir.truncate_logs(position(), key=key)

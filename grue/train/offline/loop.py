@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from grue.storage.atomic import append_jsonl
-from grue.train.checkpoint import load_latest
+from grue.train.checkpoint import resume_latest
 from grue.train.outcome import RunServices, Trained
 
 
@@ -17,12 +17,8 @@ def train_preferences(run: RunServices, trainer_class: Any, policy: Any) -> Trai
     seed_everything(cfg.seed)  # the same state whether or not a warm start ran first
     ref_model = frozen_copy(policy.model)  # pi_ref: the initial (for Supervised+DPO: the supervised) model
     trainer = trainer_class(cfg, policy, ref_model, run.accelerator, run.start_sharding())
-    state = load_latest(run.dir.checkpoints)
-    if state:
-        trainer.load_state_dict(state)
-        run.say(f"resumed {cfg.algo} after step {trainer.step}/{trainer.total_steps}")
-    if run.main:  # the log matches the state resumed from (step 0 when there was no checkpoint)
-        run.dir.truncate_logs(trainer.step, key="step")
+    resume_latest(run, trainer, lambda: trainer.step, "step",
+                  lambda: f"resumed {cfg.algo} after step {trainer.step}/{trainer.total_steps}")
     every = cfg.dpo.save_every
     with run.bar(f"{cfg.algo} {cfg.task}", trainer.total_steps, trainer.step) as bar:
         while trainer.step < trainer.total_steps:

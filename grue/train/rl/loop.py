@@ -6,7 +6,7 @@ from typing import Any
 
 from grue.runtime.process import seed_everything
 from grue.storage.atomic import append_jsonl, read_jsonl
-from grue.train.checkpoint import load_latest
+from grue.train.checkpoint import resume_latest
 from grue.train.outcome import RunServices, Trained
 
 
@@ -36,12 +36,8 @@ def train_rl(run: RunServices, trainer_class: Any, policy: Any, splits: dict, sc
     eval_processors = trainer.evaluation_processors()
     outcome = Trained(eval_processors=eval_processors,
                       eval_models=trainer.generating_models()[1:] if eval_processors else ())
-    state = load_latest(run.dir.checkpoints)
-    if state:
-        trainer.load_state_dict(state)
-        run.say(f"resumed at iteration {trainer.iteration}/{trainer.n_iters}")
-    if run.main:  # the logs match the state resumed from (iteration 0 when there was no checkpoint)
-        run.dir.truncate_logs(trainer.iteration)
+    resume_latest(run, trainer, lambda: trainer.iteration, "iteration",
+                  lambda: f"resumed at iteration {trainer.iteration}/{trainer.n_iters}")
     last_val = _last_val_metrics(run)
     with run.bar(f"{cfg.algo} {cfg.task}", trainer.n_iters, trainer.iteration) as bar:
         while trainer.iteration < trainer.n_iters:

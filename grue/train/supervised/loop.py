@@ -5,7 +5,7 @@ import time
 from typing import Any
 
 from grue.storage.atomic import append_jsonl
-from grue.train.checkpoint import load_latest
+from grue.train.checkpoint import resume_latest
 from grue.train.outcome import RunServices, Trained
 
 
@@ -16,12 +16,8 @@ def train_supervised(run: RunServices, trainer_class: Any, task: Any, policy: An
     if cfg.model.supervised_init:  # a published supervised checkpoint is the Supervised row as is
         return Trained()
     trainer = trainer_class(cfg, policy, training_pairs(task, splits["train"]), run.accelerator, run.start_sharding())
-    state = load_latest(run.dir.checkpoints)
-    if state:
-        trainer.load_state_dict(state)
-        run.say(f"resumed supervised training after epoch {trainer.epoch}")
-    if run.main:  # the log matches the state resumed from (epoch 0 when there was no checkpoint)
-        run.dir.truncate_logs(trainer.epoch, key="epoch")
+    resume_latest(run, trainer, lambda: trainer.epoch, "epoch",
+                  lambda: f"resumed supervised training after epoch {trainer.epoch}")
     while trainer.epoch < cfg.supervised.epochs:
         with run.bar(f"supervised epoch {trainer.epoch + 1}/{cfg.supervised.epochs}", trainer.steps_per_epoch) as bar:
             started = time.perf_counter()
