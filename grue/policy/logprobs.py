@@ -56,20 +56,26 @@ def _head_width(states: torch.Tensor, head: Head) -> int:
 
 
 def _sampling_chunk(states: torch.Tensor, actions: torch.Tensor, mask: Optional[torch.Tensor], head: Head,
-                    temperature: float, entropy_grad: bool) -> tuple[torch.Tensor, torch.Tensor]:
+                    temperature: float, entropy_grad: bool, with_raw: bool = False) -> tuple[torch.Tensor, ...]:
     logits = head(states) if head is not None else states
+    # the unmasked temperature-1 log-prob from the same head product (a KL term's), before the logits go
+    raw = (_raw_of_logits(logits, actions),) if with_raw else ()
     logp_all = sampling_log_probs(logits, mask, temperature)
     del logits
     logp = gather(logp_all, actions)
     if entropy_grad:
-        return logp, entropy(logp_all)
+        return (logp, entropy(logp_all)) + raw
     with torch.no_grad():
-        return logp, entropy(logp_all)
+        return (logp, entropy(logp_all)) + raw
+
+
+def _raw_of_logits(logits: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
+    logits = logits.float()
+    return gather(logits, actions) - torch.logsumexp(logits, dim=-1)
 
 
 def _raw_chunk(states: torch.Tensor, actions: torch.Tensor, head: Head) -> torch.Tensor:
-    logits = (head(states) if head is not None else states).float()
-    return gather(logits, actions) - torch.logsumexp(logits, dim=-1)
+    return _raw_of_logits(head(states) if head is not None else states, actions)
 
 
 def _chunks(length: int, size: int):
@@ -86,17 +92,32 @@ def sampling_stats(states: torch.Tensor, actions: torch.Tensor, action_mask: Opt
     `head=None`, the logits themselves [B, T, V]); `action_mask` [B, T, V] the tokens the sampler
     allowed (None: all). With `entropy_grad=False` the entropy carries no gradient (it is only logged).
     """
+    logp, ent = _chunked_stats(states, actions, action_mask, temperature, head, entropy_grad, False, chunk)
+    return logp, ent
+
+
+def sampling_and_raw_stats(states: torch.Tensor, actions: torch.Tensor, action_mask: Optional[torch.Tensor],
+                           temperature: float, head: Head = None, entropy_grad: bool = True,
+                           chunk: Optional[int] = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """`sampling_stats`' two, and the unmasked temperature-1 log-prob of each action [B, T] (what a KL
+    term in the loss compares with the reference), all from one head product per chunk."""
+    logp, ent, raw = _chunked_stats(states, actions, action_mask, temperature, head, entropy_grad, True, chunk)
+    return logp, ent, raw
+
+
+def _chunked_stats(states: torch.Tensor, actions: torch.Tensor, action_mask: Optional[torch.Tensor],
+                   temperature: float, head: Head, entropy_grad: bool, with_raw: bool,
+                   chunk: Optional[int]) -> list[torch.Tensor]:
     size = chunk or chunk_length(states.shape[0], _head_width(states, head))
     graph = _needs_graph(states, head)
-    logps, ents = [], []
+    columns: list[list[torch.Tensor]] = []
     for part in _chunks(actions.shape[1], size):
         mask = action_mask[:, part] if action_mask is not None else None
-        args = (states[:, part], actions[:, part], mask, head, temperature, entropy_grad)
-        logp, ent = (checkpoint(_sampling_chunk, *args, use_reentrant=False) if graph
-                     else _sampling_chunk(*args))
-        logps.append(logp)
-        ents.append(ent)
-    return torch.cat(logps, dim=1), torch.cat(ents, dim=1)
+        args = (states[:, part], actions[:, part], mask, head, temperature, entropy_grad, with_raw)
+        outputs = (checkpoint(_sampling_chunk, *args, use_reentrant=False) if graph
+                   else _sampling_chunk(*args))
+        columns.append(list(outputs))
+    return [torch.cat(parts, dim=1) for parts in zip(*columns)]
 
 
 def raw_log_probs(states: torch.Tensor, actions: torch.Tensor, head: Head = None,

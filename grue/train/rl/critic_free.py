@@ -16,13 +16,11 @@ The NLPO mask composes: `grue/train/rl/masked.py` mixes NLPOTrainer's hooks into
 """
 from __future__ import annotations
 
-from contextlib import nullcontext
 from typing import Optional
 
 import torch
 
 from grue.data.sample import Sample
-from grue.policy.masking import action_log_probs, entropy, gather, sampling_log_probs
 from grue.runtime.distributed import global_sum
 from grue.train.rl.kl import kl_penalised_rewards
 from grue.train.rl.minibatch import minibatch_count
@@ -113,15 +111,19 @@ class CriticFreeTrainer(RLTrainer):
         per-process token-mean correction) is not needed: the token weights already carry it."""
         cfg, rollout = self.cfg.ppo, mb.rollout
         kl_coef = self.loss_kl_coef()
-        logits, _ = self.policy.forward(self.policy.model, rollout.prompts, rollout.actions, rollout.valid)
-        logp_all = sampling_log_probs(logits, rollout.action_mask, rollout.temperature)  # what was sampled from
-        new_logp = gather(logp_all, rollout.actions)
-        # the KL term compares the policy's own (unmasked, temperature 1) distribution with the reference,
-        # as the reward penalty does
-        kl = k3_kl(action_log_probs(logits, rollout.actions), mb.ref_logp) if kl_coef else None
-        del logits
-        with torch.no_grad() if cfg.ent_coef == 0 else nullcontext():
-            token_entropy = entropy(logp_all)
+        # Log-probs and entropy a chunk of positions at a time, no [B, T, V] tensor (grue.policy.logprobs),
+        # under the distribution that was sampled from (action mask, temperature). The KL term compares the
+        # policy's own (unmasked, temperature 1) distribution with the reference, as the reward penalty
+        # does; it comes out of the same head product. With no entropy bonus the entropy is only logged.
+        entropy_grad = cfg.ent_coef != 0
+        if kl_coef:
+            new_logp, token_entropy, raw_logp = self.policy.action_and_raw_stats(self.policy.model, rollout,
+                                                                                 entropy_grad=entropy_grad)
+            kl = k3_kl(raw_logp, mb.ref_logp)
+        else:
+            new_logp, token_entropy, _ = self.policy.action_stats(self.policy.model, rollout,
+                                                                  entropy_grad=entropy_grad)
+            kl = None
         weights = selected * mb.token_weight[:, None]
         terms = weighted_clipped_loss(new_logp, rollout.logp, mb.advantages, weights, cfg.clip_range, token_entropy,
                                       cfg.ent_coef, kl, kl_coef)
