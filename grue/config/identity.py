@@ -19,8 +19,10 @@ from typing import Any
 from omegaconf import DictConfig, OmegaConf
 
 # Keys that change where or how fast a run goes, not what it computes (dotted for keys inside a group).
+# model.gradient_checkpointing recomputes the same activations in the backward pass (gradients equal to
+# float rounding, tests/train/test_gradient_checkpointing.py): memory, not a result.
 NON_SEMANTIC_KEYS = ("output_dir", "device", "threads", "num_processes", "accelerate", "shard", "eval.save_every",
-                     "task_file", "dpo.save_every", "tracking")
+                     "task_file", "dpo.save_every", "tracking", "model.gradient_checkpointing")
 # Keys every algorithm reads whatever its groups: a file task's content digest (unset for built-in tasks).
 TASK_IDENTITY_KEYS = ("task_sha256",)
 # Field metadata: left out of the hash while the value is the field's default (fields added after runs
