@@ -14,7 +14,7 @@ from typing import Any, Callable, Optional, Sequence
 import torch
 from transformers import get_scheduler
 
-from grue.train.checkpoint import SHARDS, check_checkpoint_layout
+from grue.train.checkpoint import SHARDS, check_checkpoint_layout, load_trainable_state, trainable_state
 from grue.data.sample import Sample
 from grue.policy.batch import position_ids
 from grue.runtime.distributed import average_gradients, contiguous_shard, global_sum, world_of
@@ -156,9 +156,10 @@ class SupervisedTrainer:
         return total / self.steps_per_epoch
 
     def state_dict(self) -> dict[str, Any]:
-        """Everything to resume from; a sharded run's weights and optimizer state go to `write_shards`."""
+        """Everything to resume from; a sharded run's weights and optimizer state go to `write_shards`. Of a
+        LoRA policy only the adapters are kept (the frozen base is read again from where the run started)."""
         if self.sharding is None:
-            weights = {"policy": self.policy.model.state_dict(), "optimizer": self.optimizer.state_dict()}
+            weights = {"policy": trainable_state(self.policy.model), "optimizer": self.optimizer.state_dict()}
         else:
             weights = {"sharded": True}
         return {**weights, "scheduler": self.scheduler.state_dict(), "epoch": self.epoch,
@@ -170,7 +171,7 @@ class SupervisedTrainer:
     def load_state_dict(self, state: dict[str, Any]) -> None:
         check_checkpoint_layout(state, self.sharding is not None)
         if self.sharding is None:
-            self.policy.model.load_state_dict(state["policy"])
+            load_trainable_state(self.policy.model, state["policy"])
             self.optimizer.load_state_dict(state["optimizer"])
         else:
             self.sharding.load_shards(self.policy.model, self.optimizer, Path(state["checkpoint_dir"]) / SHARDS)
