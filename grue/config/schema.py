@@ -68,6 +68,12 @@ def _check_metrics(names: list[str]) -> None:
     check_names(names)
 
 
+def _check_kl_temperature(value: Any) -> None:
+    from grue.train.rl.kl_temperature import check_kl_temperature
+
+    check_kl_temperature(value)
+
+
 def _schedules() -> Iterable[str]:
     from grue.rewards.learned.schedules import SCHEDULES
 
@@ -229,6 +235,10 @@ class KLConfig:
     # DRLC's 6.0). Per episode = per token x generated tokens per episode. Added after runs existed: left out
     # of the hash while `token` (grue/config/identity.py).
     target_unit: str = field(default="token", metadata={RULE_KEY: OneOf(("token", "episode")), HASHED_WHEN_SET: True})
+    # The temperature both sides of the KL are measured at (grue/train/rl/kl_temperature.py): null = 1, as every
+    # run before it; `sampling` = the rollout's sampling temperature, Ziegler et al.'s tempered policy and
+    # reference; or a positive number. Units stay nats per token / per episode. Added after runs existed.
+    temperature: Any = added(None, Registered(_check_kl_temperature))
 
 
 @dataclass

@@ -112,6 +112,8 @@ def sample_rows(cfg: Any, policy: Any, ref_model: Any, reward_fn: Any, samples: 
     each generation's reward and summed log-ratio to the reference."""
     import torch
 
+    from grue.train.rl.kl_temperature import kl_log_probs
+
     cpu_state = torch.get_rng_state()
     cuda_state = torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None
     torch.manual_seed(int(cfg.seed))
@@ -120,7 +122,7 @@ def sample_rows(cfg: Any, policy: Any, ref_model: Any, reward_fn: Any, samples: 
             prompts = policy.encode([s.prompt for s in samples])
             rollout = policy.sample(prompts, cfg.rollout, make_processors(prompts) if make_processors else ())
             generations = policy.decode(rollout.actions, rollout.valid)
-            ref_logp = policy.raw_log_probs(ref_model, rollout)
+            rollout, ref_logp = kl_log_probs(policy, ref_model, rollout, cfg.kl.temperature)  # as training measures it
             kl = ((rollout.raw_logp - ref_logp) * rollout.valid).sum(-1).tolist()
     finally:
         torch.set_rng_state(cpu_state)

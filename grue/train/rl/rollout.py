@@ -15,6 +15,7 @@ from grue.data.sample import Sample
 from grue.policy.batch import PromptBatch, Rollout
 from grue.train.rl.gae import gae
 from grue.train.rl.kl import kl_penalised_rewards
+from grue.train.rl.kl_temperature import kl_log_probs
 
 
 @dataclass
@@ -140,12 +141,13 @@ def sample_rollout(policy: Any, samples: Sequence[Sample], gen_cfg: Any, batch_s
 @torch.no_grad()
 def sample_episodes(policy: Any, samples: Sequence[Sample], gen_cfg: Any, batch_size: int, reward_fn: Any,
                     ref_model: Any, make_processors: Any = None, seed: Optional[int] = None,
-                    iteration: Optional[int] = None) -> Episodes:
-    """Sample one round of episodes (sample_rollout), score them, and compute the reference log-probs."""
+                    iteration: Optional[int] = None, kl_temperature: Any = None) -> Episodes:
+    """Sample one round of episodes (sample_rollout), score them, and compute the reference log-probs,
+    both sides of the KL at `kl_temperature` (kl.temperature: grue/train/rl/kl_temperature.py)."""
     rollout = sample_rollout(policy, samples, gen_cfg, batch_size, make_processors, seed, iteration)
     generations = policy.decode(rollout.actions, rollout.valid)
     task_reward = torch.tensor(reward_fn(samples, generations), dtype=torch.float32, device=rollout.actions.device)
-    ref_logp = policy.raw_log_probs(ref_model, rollout)
+    rollout, ref_logp = kl_log_probs(policy, ref_model, rollout, kl_temperature)
     token_reward = (reward_fn.token_rewards(samples, generations, task_reward, rollout, policy.tokenizer)
                     if hasattr(reward_fn, "token_rewards") else task_reward)  # [B, T] under reward.dense
     return Episodes(samples, rollout, generations, task_reward, token_reward, ref_logp)

@@ -195,7 +195,8 @@ class RLTrainer:
         """Seam 1: sample, score and take the reference's log-probs for one round of episodes."""
         return sample_episodes(self.policy, samples, self.cfg.rollout, self.cfg.ppo.rollout_batch_size,
                                self.reward_fn, self.ref_model, self.rollout_processors,
-                               seed=int(self.cfg.seed), iteration=self.iteration)
+                               seed=int(self.cfg.seed), iteration=self.iteration,
+                               kl_temperature=self.cfg.kl.temperature)
 
     def advantages(self, episodes: Episodes) -> Experience:
         """Seam 2: PPO's GAE over the KL-penalised rewards with the critic's values."""
