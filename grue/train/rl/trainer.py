@@ -176,7 +176,11 @@ class RLTrainer:
         processes): the first round assumes full-length episodes, later rounds (where generations ended
         early) size themselves by the mean length so far, at most one rollout batch per process each."""
         cfg = self.cfg
-        if self.world > 1:  # rank-dependent sampling noise, reproducible on resume: (seed, iteration, rank)
+        # grue's decoder (rollout.decoder=grue, the default) keys each episode's noise by (seed, iteration,
+        # sample id, copy) and ignores torch's global generator (grue.policy.sampling), so its samples are the
+        # same on any process. This seed matters only to what draws from the global generator during the
+        # rollout, i.e. rollout.decoder=generate: rank-dependent there, reproducible on resume.
+        if self.world > 1:
             torch.manual_seed(int(cfg.seed) * 1_000_003 + self.iteration * 1009 + self.rank)
         parts: list[Experience] = []
         transitions, episodes = 0.0, 0.0
