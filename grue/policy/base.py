@@ -209,13 +209,15 @@ class LMPolicy:
         return logp, ent, hidden_states
 
     def action_and_raw_stats(self, model: Any, rollout: Rollout, entropy_grad: bool = True,
-                             chunk: Optional[int] = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """`action_stats`' log-probs and entropy, and the unmasked temperature-1 log-probs of the taken
-        actions [B, T] (a KL term's, as `raw_log_probs`), from one pass and no [B, T, V] tensor."""
+                             chunk: Optional[int] = None,
+                             raw_temperature: float = 1.0) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """`action_stats`' log-probs and entropy, and the unmasked log-probs of the taken actions at
+        `raw_temperature` [B, T] (a KL term's, as `raw_log_probs` at 1; kl.temperature's otherwise), from
+        one pass and no [B, T, V] tensor."""
         with self.autocast():
             states, head, _ = self._head_inputs(model, rollout, False)
             return logprobs.sampling_and_raw_stats(states, rollout.actions, rollout.action_mask, rollout.temperature,
-                                                   head, entropy_grad, chunk)
+                                                   head, entropy_grad, chunk, raw_temperature)
 
     def raw_log_probs(self, model: Any, rollout: Rollout, chunk: Optional[int] = None) -> torch.Tensor:
         """log softmax(logits) at the taken actions: the policy's own distribution (the KL penalty's)."""

@@ -56,10 +56,12 @@ def _head_width(states: torch.Tensor, head: Head) -> int:
 
 
 def _sampling_chunk(states: torch.Tensor, actions: torch.Tensor, mask: Optional[torch.Tensor], head: Head,
-                    temperature: float, entropy_grad: bool, with_raw: bool = False) -> tuple[torch.Tensor, ...]:
+                    temperature: float, entropy_grad: bool, with_raw: bool = False,
+                    raw_temperature: float = 1.0) -> tuple[torch.Tensor, ...]:
     logits = head(states) if head is not None else states
-    # the unmasked temperature-1 log-prob from the same head product (a KL term's), before the logits go
-    raw = (_raw_of_logits(logits, actions),) if with_raw else ()
+    # the unmasked log-prob at the KL's temperature (1 unless kl.temperature) from the same head product (a
+    # KL term's), before the logits go
+    raw = (_raw_of_logits(logits, actions, raw_temperature),) if with_raw else ()
     logp_all = sampling_log_probs(logits, mask, temperature)
     del logits
     logp = gather(logp_all, actions)
@@ -69,8 +71,9 @@ def _sampling_chunk(states: torch.Tensor, actions: torch.Tensor, mask: Optional[
         return (logp, entropy(logp_all)) + raw
 
 
-def _raw_of_logits(logits: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
+def _raw_of_logits(logits: torch.Tensor, actions: torch.Tensor, temperature: float = 1.0) -> torch.Tensor:
     logits = logits.float()
+    logits = logits / temperature if temperature != 1.0 else logits  # no copy at T = 1: today's exact values
     return gather(logits, actions) - torch.logsumexp(logits, dim=-1)
 
 
@@ -98,22 +101,25 @@ def sampling_stats(states: torch.Tensor, actions: torch.Tensor, action_mask: Opt
 
 def sampling_and_raw_stats(states: torch.Tensor, actions: torch.Tensor, action_mask: Optional[torch.Tensor],
                            temperature: float, head: Head = None, entropy_grad: bool = True,
-                           chunk: Optional[int] = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """`sampling_stats`' two, and the unmasked temperature-1 log-prob of each action [B, T] (what a KL
-    term in the loss compares with the reference), all from one head product per chunk."""
-    logp, ent, raw = _chunked_stats(states, actions, action_mask, temperature, head, entropy_grad, True, chunk)
+                           chunk: Optional[int] = None,
+                           raw_temperature: float = 1.0) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """`sampling_stats`' two, and the unmasked log-prob of each action at `raw_temperature` [B, T] (what a
+    KL term in the loss compares with the reference: 1, or kl.temperature's), all from one head product
+    per chunk."""
+    logp, ent, raw = _chunked_stats(states, actions, action_mask, temperature, head, entropy_grad, True, chunk,
+                                    raw_temperature)
     return logp, ent, raw
 
 
 def _chunked_stats(states: torch.Tensor, actions: torch.Tensor, action_mask: Optional[torch.Tensor],
                    temperature: float, head: Head, entropy_grad: bool, with_raw: bool,
-                   chunk: Optional[int]) -> list[torch.Tensor]:
+                   chunk: Optional[int], raw_temperature: float = 1.0) -> list[torch.Tensor]:
     size = chunk or chunk_length(states.shape[0], _head_width(states, head))
     graph = _needs_graph(states, head)
     columns: list[list[torch.Tensor]] = []
     for part in _chunks(actions.shape[1], size):
         mask = action_mask[:, part] if action_mask is not None else None
-        args = (states[:, part], actions[:, part], mask, head, temperature, entropy_grad, with_raw)
+        args = (states[:, part], actions[:, part], mask, head, temperature, entropy_grad, with_raw, raw_temperature)
         outputs = (checkpoint(_sampling_chunk, *args, use_reentrant=False) if graph
                    else _sampling_chunk(*args))
         columns.append(list(outputs))

@@ -23,6 +23,7 @@ import torch
 from grue.data.sample import Sample
 from grue.runtime.distributed import global_sum
 from grue.train.rl.kl import kl_penalised_rewards
+from grue.train.rl.kl_temperature import kl_temperature
 from grue.train.rl.minibatch import minibatch_count
 from grue.train.rl.policy_gradient import episode_weights, k3_kl, weighted_clipped_loss
 from grue.train.rl.ppo_loss import PPOLosses
@@ -113,12 +114,15 @@ class CriticFreeTrainer(RLTrainer):
         kl_coef = self.loss_kl_coef()
         # Log-probs and entropy a chunk of positions at a time, no [B, T, V] tensor (grue.policy.logprobs),
         # under the distribution that was sampled from (action mask, temperature). The KL term compares the
-        # policy's own (unmasked, temperature 1) distribution with the reference, as the reward penalty
-        # does; it comes out of the same head product. With no entropy bonus the entropy is only logged.
+        # policy's own unmasked distribution with the reference at the KL's temperature (1 unless
+        # kl.temperature; the reference's log-probs were taken at it), as the reward penalty does; it comes
+        # out of the same head product. With no entropy bonus the entropy is only logged.
         entropy_grad = cfg.ent_coef != 0
         if kl_coef:
+            t_kl = kl_temperature(self.cfg.kl.temperature, rollout.temperature)
             new_logp, token_entropy, raw_logp = self.policy.action_and_raw_stats(self.policy.model, rollout,
-                                                                                 entropy_grad=entropy_grad)
+                                                                                 entropy_grad=entropy_grad,
+                                                                                 raw_temperature=t_kl)
             kl = k3_kl(raw_logp, mb.ref_logp)
         else:
             new_logp, token_entropy, _ = self.policy.action_stats(self.policy.model, rollout,

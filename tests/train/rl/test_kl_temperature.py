@@ -147,3 +147,41 @@ def test_unset_keeps_every_hash_and_a_set_value_is_a_new_setting():
     assert config_hash(load_config(base)) != config_hash(load_config([*base, "kl.temperature=sampling"]))
     assert config_hash(load_config([*base, "kl.temperature=0.7"])) != config_hash(
         load_config([*base, "kl.temperature=sampling"]))
+
+
+@pytest.mark.parametrize("setting, t_kl", [(None, 1.0), ("sampling", 0.7), (0.5, 0.5)])
+def test_a_critic_free_loss_compares_with_the_reference_at_the_kl_temperature(tiny_causal_policy, setting, t_kl):
+    """GRPO's k3 term in the loss: the policy's log softmax(logits / T_kl) against the reference's at T_kl."""
+    from grue.train.rl.critic_free import CriticFreeTrainer
+    from grue.train.rl.policy_gradient import k3_kl, weighted_clipped_loss
+
+    policy = tiny_causal_policy
+    ref = _perturbed_copy(policy.model)
+    rollout = _rollout(policy, 0.7)
+    rollout, ref_logp = kl_log_probs(policy, ref, rollout, setting)
+    valid = rollout.valid
+    advantages = torch.randn(valid.shape, generator=torch.Generator().manual_seed(4)) * valid
+    mb = SimpleNamespace(rollout=rollout, ref_logp=ref_logp, advantages=advantages,
+                         token_weight=torch.ones(valid.shape[0]))
+    kl_coef = 0.5
+    stub = SimpleNamespace(cfg=SimpleNamespace(ppo=SimpleNamespace(clip_range=0.2, ent_coef=0.0),
+                                               kl=SimpleNamespace(temperature=setting)),
+                           policy=policy, iteration=0, loss_kl_coef=lambda: kl_coef,
+                           _backward=lambda loss, share: None, _kl_loss_total=0.0, _kl_loss_steps=0)
+    got = CriticFreeTrainer._backward_minibatch(stub, mb, valid.clone(), None).total.item()
+
+    logits = _logits(policy, policy.model, rollout)
+    pick = rollout.actions.unsqueeze(-1)
+    sampled = torch.log_softmax(logits / 0.7, -1).gather(-1, pick).squeeze(-1)
+    own = torch.log_softmax(logits / t_kl, -1).gather(-1, pick).squeeze(-1)
+    entropy = torch.zeros_like(sampled)
+
+    def loss(kl):
+        return weighted_clipped_loss(sampled, rollout.logp, advantages, valid, 0.2, entropy, 0.0, kl, kl_coef).loss.item()
+
+    assert got == pytest.approx(loss(k3_kl(own, ref_logp)), abs=1e-5)
+    # at the start of training (policy = reference) the tempered term is zero; here it is not, and the
+    # loss tells the KL's temperature apart
+    other = 1.0 if t_kl != 1.0 else 0.5
+    wrong = torch.log_softmax(logits / other, -1).gather(-1, pick).squeeze(-1)
+    assert abs(loss(k3_kl(wrong, ref_logp)) - got) > 1e-4
