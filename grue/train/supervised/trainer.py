@@ -102,8 +102,11 @@ class SupervisedTrainer:
         sup = cfg.supervised
         self.steps_per_epoch = max(1, math.ceil(len(self.pairs) / sup.batch_size))
         total = self.steps_per_epoch * sup.epochs
-        self.optimizer = torch.optim.AdamW(policy.model.parameters(), lr=sup.learning_rate,
-                                           weight_decay=sup.weight_decay)
+        # The trainable parameters only: a LoRA policy's frozen base must not be in the optimizer, since with
+        # several processes gradient averaging gives every parameter a (zero) gradient, and AdamW's decoupled
+        # weight decay would then shrink the base that checkpoints do not keep.
+        trainable = [p for p in policy.model.parameters() if p.requires_grad]
+        self.optimizer = torch.optim.AdamW(trainable, lr=sup.learning_rate, weight_decay=sup.weight_decay)
         self.scheduler = get_scheduler(sup.lr_scheduler, self.optimizer,
                                        num_warmup_steps=int(sup.warmup_ratio * total), num_training_steps=total)
         self.generator = torch.Generator().manual_seed(int(cfg.seed))
