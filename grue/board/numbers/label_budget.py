@@ -30,12 +30,14 @@ def oracle_metric(task: str) -> str | None:
     return metrics[0] if metrics else None
 
 
-def _value(run: Run, split: str, metric: str) -> float:
+def oracle_value(run: Run, split: str, metric: str) -> float:
+    """The run's `metric` on `split` from results.json (NaN when absent or not finite)."""
     value = run.doc.get("metrics", {}).get(split, {}).get(metric)
     return float(value) if isinstance(value, (int, float)) and math.isfinite(value) else math.nan
 
 
-def _learning(run: Run) -> dict[str, Any] | None:
+def reward_learning_record(run: Run) -> dict[str, Any] | None:
+    """results.json's `reward_learning` of a run on a learned reward that used labels (None otherwise)."""
     learning = run.doc.get("reward_learning")
     return learning if isinstance(learning, dict) and learning.get("labels_used") else None
 
@@ -62,13 +64,13 @@ def budget_points(runs: Sequence[Run], task: str, split: str) -> pd.DataFrame:
     metric = oracle_metric(task)
     rows = []
     for run in runs:
-        learning = _learning(run)
+        learning = reward_learning_record(run)
         if run.task != task or learning is None or metric is None:
             continue
         rounds = learning.get("rounds") or [{}]
         schedule = (run.doc.get("config", {}).get("reward", {}) or {}).get("schedule") or "offline"
         rows.append({"profile": run.profile, "algo": run.algo, "schedule": schedule,
-                     "labels": int(learning["labels_used"]), "value": _value(run, split, metric),
+                     "labels": int(learning["labels_used"]), "value": oracle_value(run, split, metric),
                      "rm_accuracy": rounds[-1].get("heldout_accuracy", math.nan), **_kl(run)})
     if not rows:
         return pd.DataFrame(columns=POINT_COLUMNS)
@@ -85,8 +87,8 @@ def reference_levels(runs: Sequence[Run], task: str, split: str, profiles: Seque
     """The same metric for the task's runs without a learned reward in `profiles`, per board row."""
     metric = oracle_metric(task)
     rows = [{"profile": r.profile, "algo": r.algo, "reward": r.reward, "setting_label": r.setting_label,
-             "value": _value(r, split, metric), **_kl(r)}
-            for r in runs if r.task == task and r.profile in profiles and _learning(r) is None and r.reward != "learned"]
+             "value": oracle_value(r, split, metric), **_kl(r)}
+            for r in runs if r.task == task and r.profile in profiles and reward_learning_record(r) is None and r.reward != "learned"]
     if not rows or metric is None:
         return pd.DataFrame(columns=LEVEL_COLUMNS)
     out = []

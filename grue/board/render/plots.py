@@ -17,6 +17,7 @@ import pandas as pd  # noqa: E402
 from grue.board.metric_info import direction  # noqa: E402
 from grue.board.task_info import algo_colour, naturalness_metrics, task_metrics  # noqa: E402
 from grue.board.task_info import algo_label, algo_rank  # noqa: E402
+from grue.board.numbers.reward_kl import arm_label  # noqa: E402
 
 
 LINE_STYLES: tuple[str, ...] = ("-", "--", ":", "-.")
@@ -139,4 +140,34 @@ def budget_figure(points: pd.DataFrame, levels: pd.DataFrame, metric: str, split
     oracle_ax.set_title(f"{split} {metric}{arrow} (the oracle)")
     accuracy_ax.set_title("reward model held-out accuracy")
     oracle_ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(2.25, 1.0), frameon=False)
+    return _png(fig)
+
+
+def reward_kl_figure(arms: pd.DataFrame, metric: str, split: str) -> bytes | None:
+    """Each arm of the label-budget study as one point: the oracle metric against the KL per episode at the
+    end of RL (nats), mean ± 1 std over seeds both ways. Arms without a recorded KL are not drawn (the
+    table beside it lists them). None when no RL arm has a KL (zero-shot's, 0 by definition, is no view)."""
+    drawn = arms[arms["kl_episode"].notna() & arms["mean"].notna()]
+    if (drawn["kind"] == "zero_shot").all():
+        return None
+    fig, ax = plt.subplots(figsize=(5.6, 3.6))
+    oracle_markers = iter(("s", "P", "X", "*", "p", "h") * len(drawn))  # one per oracle arm (e.g. two reward scales)
+    for _, arm in drawn.iterrows():
+        marker = ({"zero_shot": "D"}.get(arm["kind"]) or (next(oracle_markers) if arm["kind"] == "oracle" else
+                  SCHEDULE_STYLES.get(arm["schedule"], ("-", "o"))[1]))
+        seeds = f"{int(arm['n'])} seed(s)" + (f", KL from {int(arm['kl_seeds'])}"
+                                             if arm["kind"] != "zero_shot" and arm["kl_seeds"] < arm["n"] else "")
+        ax.errorbar(arm["kl_episode"], arm["mean"], xerr=0 if math.isnan(arm["kl_episode_std"]) else arm["kl_episode_std"],
+                    yerr=0 if math.isnan(arm["std"]) else arm["std"], fmt=marker, color=algo_colour(arm["algo"]),
+                    mfc="white" if arm["kind"] == "learned" else None, ms=6, capsize=3,
+                    label=f"{arm_label(arm)}, {seeds}")
+        if arm["kind"] == "learned":
+            ax.annotate(str(int(arm["labels"])), (arm["kl_episode"], arm["mean"]), textcoords="offset points",
+                        xytext=(5, 4), fontsize=7)
+    arrow = {True: " ↑", False: " ↓", None: ""}[direction(metric)]
+    ax.set_xlabel("KL per episode at the end of RL (nats)")
+    ax.set_ylabel(f"{split} {metric}{arrow} (the oracle)")
+    ax.set_title("oracle reward against KL to the reference")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
     return _png(fig)

@@ -17,9 +17,11 @@ from grue.board.render.files import write_bytes, write_text
 from grue.board.render.html_assets import CSS, JS
 from grue.board.render.html import SCRIPT, STYLESHEET, esc, page, table_html
 from grue.board.numbers.label_budget import budget_points, oracle_metric, reference_levels
-from grue.board.render.plots import budget_figure, curves_figure, figure2
+from grue.board.numbers.reward_kl import reward_kl_arms
+from grue.board.render.plots import budget_figure, curves_figure, figure2, reward_kl_figure
 from grue.board.numbers.samples import side_by_side
 from grue.board.tables.table import Cell, Column, Row, Table
+from grue.board.tables.reward_kl_table import reward_kl_table
 from grue.board.task_info import task_short
 from grue.board.tables.task_tables import algo_label, splits_of, task_table
 from grue.board.tables.views import (naturalness_note, overall_tables, questions_table, selection_table,
@@ -173,6 +175,24 @@ def _budget_html(board: Board, task: str, out: Path) -> str:
         write_bytes(out / name, png)
         parts.append(f'<h3>Profile {esc(profile)}</h3><img class="plot" src="{name}" '
                      f'alt="label budget curve for {esc(task)}: {esc(split)} {esc(oracle_metric(task))} against comparisons">')
+    parts.append(_reward_kl_html(board, task, out))
+    return "\n".join(parts)
+
+
+def _reward_kl_html(board: Board, task: str, out: Path) -> str:
+    """The label-budget arms at their KL: a figure and a table per profile (grue.board.numbers.reward_kl)."""
+    split, metric = board.options.split, oracle_metric(task)
+    arms = reward_kl_arms(board.found.runs, task, split)
+    parts = []
+    for profile in sorted(set(arms["profile"])):
+        mine = arms[arms["profile"] == profile]
+        parts.append(table_html(reward_kl_table(mine, metric, split, profile), "h3"))
+        png = reward_kl_figure(mine, metric, split)
+        if png is not None:
+            name = f"reward-kl-{task}-{profile}.png"
+            write_bytes(out / name, png)
+            parts.append(f'<img class="plot" src="{name}" alt="{esc(split)} {esc(metric)} of each label-budget arm '
+                         f'against its KL per episode at the end of RL, profile {esc(profile)}">')
     return "\n".join(parts)
 
 
