@@ -160,3 +160,30 @@ def test_an_interrupted_dpo_run_resumes_mid_epoch_to_the_same_final_metrics(tiny
     assert results(resumed)["metrics"] == straight["metrics"]
     log = [json.loads(line) for line in (resumed / "logs" / "train.jsonl").read_text().splitlines()]
     assert [r["step"] for r in log] == list(range(1, len(log) + 1)) and len(log) >= 4  # each step once
+
+
+def test_a_lora_dpo_run_checkpoints_its_adapters_only_and_resumes_to_the_same_metrics(tiny_imdb_args, tmp_path,
+                                                                                      monkeypatch):
+    from grue.policy import lora
+    from grue.train.offline import dpo as dpo_module
+
+    comparisons = praise_comparisons(tmp_path / "labels.jsonl", 40)
+    args = [*tiny_imdb_args, "algo=dpo", f"dpo.comparisons={comparisons}", *DPO, "dpo.save_every=1",
+            "model.lora.rank=4"]
+    straight = results(run([*args, f"output_dir={tmp_path / 'a'}"]))
+    real_step = dpo_module.DPOTrainer.train_step
+
+    def killed_at_step_3(self):
+        if self.step == 2:
+            raise KeyboardInterrupt("simulated kill")
+        return real_step(self)
+
+    monkeypatch.setattr(dpo_module.DPOTrainer, "train_step", killed_at_step_3)
+    with pytest.raises(KeyboardInterrupt):
+        run([*args, f"output_dir={tmp_path / 'b'}"])
+    saved = sorted((tmp_path / "b").glob("**/checkpoints/step-*/state.pt"))
+    policy_state = torch.load(saved[-1], map_location="cpu", weights_only=False)["policy"]
+    assert policy_state and all(lora.is_adapter_key(k) for k in policy_state)  # no base weight saved
+    monkeypatch.setattr(dpo_module.DPOTrainer, "train_step", real_step)
+    resumed = run([*args, f"output_dir={tmp_path / 'b'}"])
+    assert results(resumed)["metrics"] == straight["metrics"]

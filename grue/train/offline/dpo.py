@@ -19,6 +19,7 @@ import torch
 
 from grue.policy.masking import action_log_probs
 from grue.runtime.distributed import average_gradients, contiguous_shard, global_sum, world_of
+from grue.train.checkpoint import load_trainable_state, trainable_state
 from grue.train.offline.dpo_loss import choice_stats, dpo_loss
 from grue.train.offline.preferences import Preference, read_preferences, widest
 
@@ -153,12 +154,13 @@ class DPOTrainer:
 
     # -- resume --------------------------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
-        return {"policy": self.policy.model.state_dict(), "optimizer": self.optimizer.state_dict(),
+        # under LoRA only the adapters: the frozen base is read again from where the run started
+        return {"policy": trainable_state(self.policy.model), "optimizer": self.optimizer.state_dict(),
                 "scheduler": self.scheduler.state_dict(), "step": self.step, "order": list(self._order),
                 "generator": self.generator.get_state()}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        self.policy.model.load_state_dict(state["policy"])
+        load_trainable_state(self.policy.model, state["policy"])
         self.optimizer.load_state_dict(state["optimizer"])
         self.scheduler.load_state_dict(state["scheduler"])
         self.step, self._order = state["step"], list(state["order"])
