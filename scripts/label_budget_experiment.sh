@@ -14,6 +14,11 @@
 #   BUDGETS=100,400,1000 BATCHED_BUDGET=400 SEEDS=0,1 EVAL_N=100 RL_STEPS=3072 \
 #       scripts/label_budget_experiment.sh zero_shot direct offline batched summary   # what ran for issue 13
 #
+# Ziegler's own sampling and KL (temperature 0.7 without top-k, both sides of the KL at that temperature,
+# 10 nats an episode; docs/learned_rewards.md) for every cell:
+#   EXTRA="rollout.temperature=0.7 rollout.top_k=0 kl.temperature=sampling kl.target=10 kl.target_unit=episode" \
+#       scripts/label_budget_experiment.sh
+#
 # Arguments pick arms (default: zero_shot direct direct_scaled offline online summary; also: batched).
 # ONLINE_ROUNDS reward models per online run (Ziegler: 20; a plan whose rounds cannot all start in the
 # run's RL iterations is refused, naming the largest that fits: 6 at the preset's 8 iterations).

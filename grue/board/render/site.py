@@ -2,7 +2,8 @@
 
 index.html: the overall boards (ours and the paper's, scored alike), Figure 2 bars, the Table 2
 answers, the selection report and every skipped run. task-<name>.html: every metric on every split
-beside the paper's rows, learning curves, the label-budget curve of learned rewards, checkpoint choice, pairwise tests, questions and sample
+beside the paper's rows, learning curves, the label-budget curve of learned rewards and its arms' reward
+against KL, checkpoint choice, pairwise tests, questions and sample
 generations side by side. Only relative links, one local stylesheet and one local script.
 """
 from __future__ import annotations
