@@ -1,20 +1,24 @@
-"""`make bench`: grue's PPO iteration against TRL's, side by side in one run, on identical prompts.
+"""`make bench`: grue's PPO and GRPO iterations against TRL's, side by side in one run, on identical prompts.
 
 The setting is docs/speed.md's ("Training speed against TRL"; scripts/bench/common.py): SmolLM2-135M, 16 prompts of 13
 tokens, 48 sampled tokens, one PPO epoch in minibatches of 8 episodes (grue: ppo.minibatch=episodes),
 2 threads. Two pairs:
 - separate critic: grue (`model.value_model=separate`) against TRL 1.12's `trl.experimental.ppo`;
 - shared trunk: grue (`model.value_model=shared`) against trl 0.11.4's `PPOTrainer.step`;
-and grue's NLPO against grue's PPO. Each side runs in its own process (peak RSS is per side), the
-sides alternate within each round, and the table shows medians over rounds. Timings on a shared
+and grue's NLPO against grue's PPO. A third pair runs GRPO: grue's (`scripts/bench_grpo.py`) against
+TRL 1.12's `GRPOTrainer`, 4 prompts x 4 samples an iteration on the same prompts and lengths
+(scripts/bench/grpo_setting.py; docs/speed.md, "GRPO against TRL 1.12"). Each side runs in its own
+process (peak RSS is per side), the sides alternate within each round, and the table shows medians
+over rounds. Timings on a shared
 machine are noisy: read the ratios, and run more rounds (`--rounds`) before trusting a small one.
 
-    .venv/bin/python scripts/bench_vs_trl.py [--rounds 2] [--iters 3] [--sides grue,trl-1.12,...]
+    .venv/bin/python scripts/bench_vs_trl.py [--rounds 2] [--iters 3] [--threads 2] [--sides grue-grpo,trl-1.12-grpo,...]
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -29,15 +33,24 @@ from trl_envs import python_of, respell_for_transformers4  # noqa: E402
 
 # grue's sides cut minibatches out of whole episodes (ppo.minibatch=episodes), 8 each, as TRL does;
 # grue-separate-tokens is grue's default (random transitions of the whole rollout), for its cost.
-SIDES = ("grue-separate", "trl-1.12", "grue-shared", "trl-0.11", "grue-nlpo", "grue-separate-tokens")
+SIDES = ("grue-separate", "trl-1.12", "grue-shared", "trl-0.11", "grue-nlpo", "grue-separate-tokens",
+         "grue-grpo", "trl-1.12-grpo")
 PAIRS = (("separate critic: grue / TRL 1.12", "grue-separate", "trl-1.12"),
+         ("GRPO: grue / TRL 1.12 GRPOTrainer", "grue-grpo", "trl-1.12-grpo"),
          ("shared trunk: grue / trl 0.11.4", "grue-shared", "trl-0.11"),
          ("grue NLPO / grue PPO (separate)", "grue-nlpo", "grue-separate"),
          ("grue transition / episode minibatches", "grue-separate-tokens", "grue-separate"))
 
 
-def command(side: str, prompts: Path, model_dir: Path, iters: int) -> list[str]:
-    grue = [sys.executable, str(HERE / "bench_ppo.py"), "--iters", str(iters), "--prompts", str(prompts)]
+def command(side: str, prompts: Path, model_dir: Path, iters: int, threads: int) -> list[str]:
+    if side == "grue-grpo":
+        return [sys.executable, str(HERE / "bench_grpo.py"), "--iters", str(iters), "--prompts", str(prompts),
+                "--threads", str(threads)]
+    if side == "trl-1.12-grpo":
+        return [str(python_of("trl-1.12")), str(HERE / "bench" / "run_trl_1_12_grpo.py"), str(prompts),
+                str(model_dir), str(iters)]
+    grue = [sys.executable, str(HERE / "bench_ppo.py"), "--iters", str(iters), "--prompts", str(prompts),
+            "--threads", str(threads)]
     if side == "grue-separate-tokens":
         return grue
     grue += ["--minibatch", "episodes"]
@@ -55,8 +68,9 @@ def command(side: str, prompts: Path, model_dir: Path, iters: int) -> list[str]:
     raise SystemExit(f"unknown side {side!r}; known: {', '.join(SIDES)}")
 
 
-def run_side(cmd: list[str]) -> dict:
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+def run_side(cmd: list[str], threads: int) -> dict:
+    # the TRL sides read their thread count from BENCH_THREADS (scripts/bench/common.py)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "BENCH_THREADS": str(threads)})
     lines = [l for l in proc.stdout.splitlines() if l.startswith("BENCH ")]
     if proc.returncode != 0 or not lines:
         raise SystemExit(f"[bench] {' '.join(cmd[1:3])} failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
@@ -83,15 +97,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--iters", type=int, default=3, help="measured iterations per side (after one warm-up)")
+    parser.add_argument("--threads", type=int, default=2, help="torch threads of every side")
     parser.add_argument("--sides", default=",".join(SIDES))
     args = parser.parse_args()
     sides = [s for s in args.sides.split(",") if s]
+    unknown = [s for s in sides if s not in SIDES]
+    if unknown or args.rounds < 1 or args.iters < 1 or args.threads < 1:
+        parser.error(f"unknown sides {unknown} (known: {', '.join(SIDES)})" if unknown
+                     else "--rounds, --iters and --threads must be at least 1")
     prompts = build_prompts(Path(tempfile.mkdtemp()) / "prompts.json")
     model_dir = Path(json.loads(prompts.read_text())["model"])
     results: dict[str, list[dict]] = {side: [] for side in sides}
     for round_no in range(args.rounds):
         for side in sides:
-            result = run_side(command(side, prompts, model_dir, args.iters))
+            result = run_side(command(side, prompts, model_dir, args.iters, args.threads), args.threads)
             results[side].append(result)
             print(f"[bench] round {round_no + 1}/{args.rounds} {side}: {result['total_s']:.2f} s/iter "
                   f"(rollout {result['rollout_s']:.2f}, update {result['update_s']:.2f}), "

@@ -6,6 +6,7 @@ needs nothing beyond the standard library.
 from __future__ import annotations
 
 import json
+import os
 import resource
 import statistics
 import sys
@@ -17,7 +18,7 @@ from pathlib import Path
 PROMPTS = 16
 NEW_TOKENS = 48
 MINIBATCH_EPISODES = 8
-THREADS = 2
+THREADS = int(os.environ.get("BENCH_THREADS", "2"))  # scripts/bench_vs_trl.py --threads sets it for every side
 PROMPT_TOKENS = 13
 
 

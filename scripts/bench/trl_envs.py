@@ -24,25 +24,32 @@ def _same_as_grue(package: str) -> str:
 
 
 ENVIRONMENTS: dict[str, list[str]] = {
+    # GRPOTrainer imports requests (its vLLM client) without declaring it
     "trl-1.12": ["trl==1.12.0", _same_as_grue("transformers"), _same_as_grue("accelerate"),
-                 _same_as_grue("datasets")],
+                 _same_as_grue("datasets"), "requests"],
     # trl 0.11 imports rich without declaring it
     "trl-0.11": ["trl==0.11.4", "transformers==4.46.3", "accelerate==1.0.1", "datasets<4", "rich"],
 }
 
 
 def python_of(name: str) -> Path:
-    """The interpreter of one TRL environment, building the environment first if needed."""
+    """The interpreter of one TRL environment, building the environment first if needed.
+
+    The stamp records the requirements installed, so an environment built from an older list gets
+    what the list has gained (pip installs only what is missing)."""
     env = BENCH_DIR / name
     stamp = env / ".installed"
+    wanted = " ".join([TORCH, *ENVIRONMENTS[name], "psutil"])
+    if stamp.exists() and stamp.read_text() == wanted:
+        return env / "bin" / "python"
+    pip = [str(env / "bin" / "python"), "-m", "pip", "install", "-q"]
     if not stamp.exists():
         print(f"[bench] building the {name} environment once (pip, a few minutes)", file=sys.stderr)
         shutil.rmtree(env, ignore_errors=True)
         subprocess.run([sys.executable, "-m", "venv", str(env)], check=True)
-        pip = [str(env / "bin" / "python"), "-m", "pip", "install", "-q"]
         subprocess.run([*pip, TORCH], check=True)
-        subprocess.run([*pip, *ENVIRONMENTS[name], "psutil"], check=True)
-        stamp.touch()
+    subprocess.run([*pip, *ENVIRONMENTS[name], "psutil"], check=True)
+    stamp.write_text(wanted)
     return env / "bin" / "python"
 
 
