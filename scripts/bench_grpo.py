@@ -2,11 +2,12 @@
 
 SmolLM2-135M, the 16 benchmark prompts of 13 tokens (scripts/bench/prompts.py), 4 prompts x 4 samples an
 iteration, 48 sampled tokens (top-k 0, temperature 1, no early EOS), fp32, one epoch in two minibatches
-of 8 whole episodes, k3 KL in the loss at beta 0.04, the text-length reward. Prints seconds per phase of
+of 8 whole episodes, k3 KL in the loss at beta 0.04, the text-length reward, activations kept (or
+recomputed in the backward pass with `--gradient-checkpointing`, TRL GRPOConfig's default). Prints seconds per phase of
 each iteration (one warm-up, then `--iters` measured) and ends with the result line that
-scripts/bench_vs_trl.py reads (side `grue-grpo`).
+scripts/bench_vs_trl.py reads (side `grue-grpo`, or `grue-grpo-ckpt`).
 
-    .venv/bin/python scripts/bench_grpo.py --prompts FILE [--iters 3] [--threads 2]
+    .venv/bin/python scripts/bench_grpo.py --prompts FILE [--iters 3] [--threads 2] [--gradient-checkpointing]
 """
 from __future__ import annotations
 
@@ -38,6 +39,8 @@ def main() -> None:
     parser.add_argument("--prompts", required=True, help="a prompts file of scripts/bench/prompts.py")
     parser.add_argument("--iters", type=int, default=3, help="measured iterations (after one warm-up)")
     parser.add_argument("--threads", type=int, default=THREADS)
+    parser.add_argument("--gradient-checkpointing", action="store_true",
+                        help="recompute each block's activations in the backward pass (TRL GRPOConfig's default)")
     args = parser.parse_args()
     if args.iters < 1 or args.threads < 1:
         parser.error("--iters and --threads must be at least 1")
@@ -55,6 +58,7 @@ def main() -> None:
     tokens = episodes * NEW_TOKENS
     cfg = load_config([
         "task=imdb", "profile=mini", "algo=grpo", "seed=0", "model.dtype=float32",
+        f"model.gradient_checkpointing={str(args.gradient_checkpointing).lower()}",
         "rollout.top_k=0", "rollout.top_p=1.0", "rollout.temperature=1.0",
         f"rollout.min_new_tokens={NEW_TOKENS}", f"rollout.max_new_tokens={NEW_TOKENS}",
         f"grpo.group_size={setting.GROUP}", f"grpo.beta={setting.BETA}", "grpo.kl=loss",
@@ -83,7 +87,7 @@ def main() -> None:
               f"peak RSS so far {peak:.0f} MiB", file=sys.stderr)
         if i:
             measured.append(Iteration(rollout_s=stats["rollout_s"], update_s=stats["update_s"]))
-    report("grue-grpo", measured)
+    report("grue-grpo-ckpt" if args.gradient_checkpointing else "grue-grpo", measured)
 
 
 if __name__ == "__main__":

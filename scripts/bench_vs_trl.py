@@ -7,7 +7,8 @@ tokens, 48 sampled tokens, one PPO epoch in minibatches of 8 episodes (grue: ppo
 - shared trunk: grue (`model.value_model=shared`) against trl 0.11.4's `PPOTrainer.step`;
 and grue's NLPO against grue's PPO. A third pair runs GRPO: grue's (`scripts/bench_grpo.py`) against
 TRL 1.12's `GRPOTrainer`, 4 prompts x 4 samples an iteration on the same prompts and lengths
-(scripts/bench/grpo_setting.py; docs/speed.md, "GRPO against TRL 1.12"). Each side runs in its own
+(scripts/bench/grpo_setting.py; docs/speed.md, "GRPO against TRL 1.12"), with activations kept on both
+sides and (`-ckpt`) recomputed in the backward pass on both, TRL's default. Each side runs in its own
 process (peak RSS is per side), the sides alternate within each round, and the table shows medians
 over rounds. Timings on a shared
 machine are noisy: read the ratios, and run more rounds (`--rounds`) before trusting a small one.
@@ -34,21 +35,23 @@ from trl_envs import python_of, respell_for_transformers4  # noqa: E402
 # grue's sides cut minibatches out of whole episodes (ppo.minibatch=episodes), 8 each, as TRL does;
 # grue-separate-tokens is grue's default (random transitions of the whole rollout), for its cost.
 SIDES = ("grue-separate", "trl-1.12", "grue-shared", "trl-0.11", "grue-nlpo", "grue-separate-tokens",
-         "grue-grpo", "trl-1.12-grpo")
+         "grue-grpo", "trl-1.12-grpo", "grue-grpo-ckpt", "trl-1.12-grpo-ckpt")
 PAIRS = (("separate critic: grue / TRL 1.12", "grue-separate", "trl-1.12"),
          ("GRPO: grue / TRL 1.12 GRPOTrainer", "grue-grpo", "trl-1.12-grpo"),
+         ("GRPO, checkpointing both: grue / TRL 1.12", "grue-grpo-ckpt", "trl-1.12-grpo-ckpt"),
          ("shared trunk: grue / trl 0.11.4", "grue-shared", "trl-0.11"),
          ("grue NLPO / grue PPO (separate)", "grue-nlpo", "grue-separate"),
          ("grue transition / episode minibatches", "grue-separate-tokens", "grue-separate"))
 
 
 def command(side: str, prompts: Path, model_dir: Path, iters: int, threads: int) -> list[str]:
-    if side == "grue-grpo":
+    checkpointing = ["--gradient-checkpointing"] if side.endswith("-grpo-ckpt") else []
+    if side.startswith("grue-grpo"):
         return [sys.executable, str(HERE / "bench_grpo.py"), "--iters", str(iters), "--prompts", str(prompts),
-                "--threads", str(threads)]
-    if side == "trl-1.12-grpo":
+                "--threads", str(threads), *checkpointing]
+    if side.startswith("trl-1.12-grpo"):
         return [str(python_of("trl-1.12")), str(HERE / "bench" / "run_trl_1_12_grpo.py"), str(prompts),
-                str(model_dir), str(iters)]
+                str(model_dir), str(iters), *checkpointing]
     grue = [sys.executable, str(HERE / "bench_ppo.py"), "--iters", str(iters), "--prompts", str(prompts),
             "--threads", str(threads)]
     if side == "grue-separate-tokens":

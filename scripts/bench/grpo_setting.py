@@ -3,7 +3,8 @@
 On top of the PPO setting (scripts/bench/common.py: 13-token prompts, 48 sampled tokens with no early EOS,
 top-k off, temperature 1, fp32, two optimizer steps of 8 episodes per iteration): 4 prompts x 4 samples per
 iteration (16 episodes, 768 generated tokens, as PPO's iteration), one update epoch, a k3 KL term in the
-loss at beta 0.04, group-std scaled advantages, a token mean per sequence then a mean over sequences.
+loss at beta 0.04, group-std scaled advantages, a token mean per sequence then a mean over sequences;
+activations kept for the backward pass (the `-ckpt` sides recompute them on both sides).
 Standard library only: imported under grue's environment and under TRL's.
 """
 from __future__ import annotations

@@ -7,7 +7,9 @@ off `_generate_and_score_completions` (generation, the sampling policy's and the
 passes, the reward, the advantages) and a callback at the end of each step: rollout = that call, update =
 the rest of the iteration's two steps.
 
-    python run_trl_1_12_grpo.py <prompts.json> <model_dir> <iterations>
+    python run_trl_1_12_grpo.py <prompts.json> <model_dir> <iterations> [--gradient-checkpointing]
+
+GRPOConfig turns gradient checkpointing on by default; here it is off unless asked for, as on grue's side.
 """
 from __future__ import annotations
 
@@ -36,6 +38,7 @@ def main() -> None:
     from trl import GRPOConfig, GRPOTrainer
 
     prompts_path, model_dir, iterations = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    checkpointing = sys.argv[4:] == ["--gradient-checkpointing"]
     torch.set_num_threads(THREADS)
     torch.manual_seed(0)
     expected_ids = sorted(read_prompts(prompts_path))
@@ -74,7 +77,7 @@ def main() -> None:
     args = GRPOConfig(
         output_dir=tempfile.mkdtemp(), use_cpu=True, bf16=False, fp16=False, seed=0, report_to=[],
         save_strategy="no", logging_steps=10**9, disable_tqdm=True, dataloader_drop_last=True,
-        model_init_kwargs={"dtype": torch.float32},
+        model_init_kwargs={"dtype": torch.float32}, gradient_checkpointing=checkpointing,
         num_generations=setting.GROUP, per_device_train_batch_size=MINIBATCH_EPISODES,
         gradient_accumulation_steps=1, steps_per_generation=STEPS_PER_ITERATION, num_iterations=1,
         max_steps=STEPS_PER_ITERATION * (iterations + 1),
@@ -96,7 +99,7 @@ def main() -> None:
         total = boundaries[i + 1] - boundaries[i]
         rollout = spans[i][1] - spans[i][0]
         measured.append(Iteration(rollout_s=rollout, update_s=total - rollout))
-    report("trl-1.12-grpo", measured)
+    report("trl-1.12-grpo-ckpt" if checkpointing else "trl-1.12-grpo", measured)
 
 
 if __name__ == "__main__":
