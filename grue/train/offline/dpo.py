@@ -3,10 +3,13 @@ initial policy (a warm-started run: the supervised one) frozen as the reference.
 sampling, no critic.
 
 One optimizer step takes `dpo.batch_size` answers in a seeded order: each candidate's summed log-prob
-under the policy and the reference, from the same one-pass scoring of prompt + continuation that RL uses
-(`policy.forward`, for decoder-only and encoder-decoder models alike), then the Plackett-Luce loss of
-grue/train/offline/dpo_loss.py. With several processes every rank takes its block of each batch and its
-loss is weighted by its share of the batch's answers, so the averaged gradient is the whole batch's.
+under the policy, from the same one-pass scoring of prompt + continuation that RL uses (`policy.forward`,
+for decoder-only and encoder-decoder models alike), and under the frozen reference, scored once before the
+first step for every answer the run will read (grue/train/offline/reference.py; the held-out answers
+before their first evaluation), then the Plackett-Luce loss of grue/train/offline/dpo_loss.py. A resumed
+run scores them again: the same chunks of the same model give the same numbers, so nothing is stored.
+With several processes every rank takes its block of each batch and its loss is weighted by its share of
+the batch's answers, so the averaged gradient is the whole batch's.
 """
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ from grue.runtime.distributed import average_gradients, contiguous_shard, global
 from grue.train.checkpoint import load_trainable_state, trainable_state
 from grue.train.offline.dpo_loss import choice_stats, dpo_loss
 from grue.train.offline.preferences import Preference, read_preferences, widest
+from grue.train.offline.reference import reference_matrix, with_reference
 
 
 def candidate_log_probs(policy: Any, model: Any, prompts: Sequence[str], texts: Sequence[str],
@@ -58,6 +62,8 @@ class DPOTrainer:
                              f"(dpo.heldout={d.heldout}); lower dpo.heldout or label more queries")
         self.steps_per_epoch = math.ceil(len(self.train) / d.batch_size)
         self.total_steps = self.steps_per_epoch * d.epochs
+        if d.max_steps is not None:
+            self.total_steps = min(self.total_steps, d.max_steps)
         params = [p for p in policy.model.parameters() if p.requires_grad]
         if d.optimizer == "rmsprop":  # the paper's (Appendix B), at torch's defaults as the authors' code
             self.optimizer = torch.optim.RMSprop(params, lr=d.learning_rate, weight_decay=d.weight_decay)
@@ -65,10 +71,14 @@ class DPOTrainer:
             self.optimizer = torch.optim.AdamW(params, lr=d.learning_rate, weight_decay=d.weight_decay)
         warmup = d.warmup_steps  # linear from 0 over `warmup` steps, then constant (Appendix B)
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, lambda s: min(1.0, (s + 1) / (warmup + 1)))
-        self.generator = torch.Generator().manual_seed(int(cfg.seed))
+        self.generator = self._order_generator()
         self.rank, self.world = world_of(accelerator)
         self.step = 0
         self._order: list[int] = []
+        self._reference_cached = {"train": False, "heldout": False}
+
+    def _order_generator(self) -> torch.Generator:
+        return torch.Generator().manual_seed(int(self.cfg.seed))
 
     @staticmethod
     def _check_unchanged(path: str, digest: Optional[str]) -> None:
@@ -80,8 +90,28 @@ class DPOTrainer:
 
     @property
     def epoch_done(self) -> bool:
-        """The last step finished an epoch (the held-out answers are scored then)."""
-        return self.step > 0 and self.step % self.steps_per_epoch == 0
+        """The last step finished an epoch or the run (the held-out answers are scored then)."""
+        return self.step > 0 and (self.step % self.steps_per_epoch == 0 or self.step == self.total_steps)
+
+    def _read_by_steps(self) -> list[int]:
+        """Indices of the training answers the run's steps read: every one, unless dpo.max_steps stops it
+        within its first epoch, which reads the head of the first seeded order (_next_batch's first draw)."""
+        if self.total_steps >= self.steps_per_epoch:
+            return list(range(len(self.train)))
+        first = torch.randperm(len(self.train), generator=self._order_generator()).tolist()
+        return first[:self.total_steps * self.cfg.dpo.batch_size]
+
+    def _cache_reference(self, split: str) -> Optional[float]:
+        """Score the split's answers under the reference, once per trainer; the seconds it took (None after)."""
+        if self._reference_cached[split]:
+            return None
+        start = time.perf_counter()
+        wanted = self._read_by_steps() if split == "train" else range(len(self.heldout))
+        scored = with_reference(getattr(self, split), wanted, lambda batch: self._log_probs(self.ref_model, batch),
+                                self.cfg.dpo.batch_size, self.rank, self.world)
+        setattr(self, split, scored)
+        self._reference_cached[split] = True
+        return time.perf_counter() - start
 
     def _next_batch(self) -> list[Preference]:
         """The next `dpo.batch_size` answers of the epoch's seeded order (the last batch may be short)."""
@@ -100,10 +130,13 @@ class DPOTrainer:
         out = torch.zeros(present.shape, dtype=flat.dtype, device=flat.device)
         return out.masked_scatter(present, flat), present
 
+    def _reference_log_probs(self, batch: Sequence[Preference], like: torch.Tensor) -> torch.Tensor:
+        """[N, k] log pi_ref of the batch's candidates: the cached values (the reference is frozen)."""
+        return reference_matrix(batch, like)
+
     def _loss(self, batch: Sequence[Preference]):
         policy_logps, present = self._log_probs(self.policy.model, batch)
-        with torch.no_grad():
-            ref_logps, _ = self._log_probs(self.ref_model, batch)
+        ref_logps = self._reference_log_probs(batch, policy_logps)
         k = present.shape[1]
         order = torch.tensor([list(p.order) + list(range(len(p.order), k)) for p in batch], device=present.device)
         observed = torch.tensor([p.observed for p in batch], device=present.device)
@@ -114,6 +147,7 @@ class DPOTrainer:
         from grue.train.rl.trainer import NonFiniteError
 
         start = time.perf_counter()
+        reference_s = self._cache_reference("train")  # the first step of a run (or of a resumed one) only
         d = self.cfg.dpo
         batch = self._next_batch()
         mine = contiguous_shard(batch, self.rank, self.world)
@@ -134,15 +168,18 @@ class DPOTrainer:
         self.optimizer.step()
         self.scheduler.step()
         self.step += 1
-        return {"step": self.step, "epoch": (self.step - 1) // self.steps_per_epoch + 1,
+        # `seconds` (results.json's training cost) includes the reference's scoring; `reference_seconds` says how much
+        line = {"step": self.step, "epoch": (self.step - 1) // self.steps_per_epoch + 1,
                 "comparisons": len(batch), **stats, "grad_norm": grad_norm, "learning_rate": lr,
                 "seconds": time.perf_counter() - start}
+        return line if reference_s is None else {**line, "reference_seconds": reference_s}
 
     @torch.no_grad()
     def heldout_stats(self) -> dict[str, float]:
         """The implicit reward on the held-out answers (every process scores them all; one batch at a time)."""
         if not self.heldout:
             return {}
+        self._cache_reference("heldout")
         totals, size = {}, self.cfg.dpo.batch_size
         for at in range(0, len(self.heldout), size):
             batch = self.heldout[at:at + size]

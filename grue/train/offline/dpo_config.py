@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from grue.config.constraints import NON_NEGATIVE, POSITIVE, RULE_KEY, OneOf, Range, Registered
-from grue.config.identity import FILE_DIGEST
+from grue.config.identity import FILE_DIGEST, HASHED_WHEN_SET
 from grue.config.schema import rule
 
 OPTIMIZERS = ("rmsprop", "adamw")
@@ -51,6 +51,10 @@ class DPOConfig:
     warmup_steps: int = rule(150, NON_NEGATIVE)     # Appendix B: linear warm-up from 0 over 150 steps
     batch_size: int = rule(64, POSITIVE)            # Appendix B: 64 (here: answered comparisons per step)
     epochs: int = rule(1, POSITIVE)                 # the released code's n_epochs: 1
+    # Optimizer steps in all, when fewer than the epochs': a run stopped within its first epoch trains on the
+    # head of its seeded order (max_steps x batch_size answers). Unset: the epochs decide (runs from before it
+    # existed keep their hash).
+    max_steps: Optional[int] = field(default=None, metadata={RULE_KEY: POSITIVE, HASHED_WHEN_SET: True})
     max_grad_norm: float = rule(10.0, POSITIVE)     # the released code's max_grad_norm: 10.0
     weight_decay: float = rule(0.0, NON_NEGATIVE)
     # Tokens of a candidate scored (an encoder-decoder's EOS included); the prompt is cut as in RL. By default

@@ -7,7 +7,7 @@ model trained on the same file with the same share hold out the same queries.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
@@ -22,6 +22,8 @@ class Preference:
     candidates: tuple[str, ...]
     order: tuple[int, ...]   # every candidate index, the labeler's choices first
     observed: int            # leading places of `order` the labeler chose: 1 (chosen only) or k - 1 (a ranking)
+    # log pi_ref of each candidate once DPO has scored it (grue/train/offline/reference.py); not part of equality
+    reference: tuple[float, ...] | None = field(default=None, compare=False)
 
     @property
     def chosen(self) -> int:
