@@ -99,8 +99,9 @@ def test_at_the_start_the_kl_at_the_sampling_temperature_is_zero_on_both_sides(t
     assert one_sided.abs().mean().item() > 1e-2  # 1,000x the tolerance above (the tiny model is near uniform)
 
 
-def test_after_the_policy_moved_the_kl_is_the_tempered_log_ratio(tiny_causal_policy):
-    policy = tiny_causal_policy
+@pytest.mark.parametrize("kind", ["causal", "seq2seq"])
+def test_after_the_policy_moved_the_kl_is_the_tempered_log_ratio(kind, tiny_causal_policy, tiny_seq2seq_policy):
+    policy = tiny_causal_policy if kind == "causal" else tiny_seq2seq_policy
     ref = _perturbed_copy(policy.model)  # as if the policy had moved away from the reference
     rollout = _rollout(policy, 0.7)
     valid = rollout.valid.bool()
