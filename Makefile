@@ -23,7 +23,8 @@ demo: install
 test: install
 	$(BIN)/python -m pytest -q
 
-# grue against TRL on docs/speed.md's setting ("Training speed against TRL"); builds pinned TRL environments in .bench/ once.
+# grue's PPO and GRPO against TRL on docs/speed.md's settings ("Training speed against TRL", "GRPO against TRL 1.12");
+# builds pinned TRL environments in .bench/ once.
 bench: install
 	$(BIN)/python scripts/bench_vs_trl.py
 
