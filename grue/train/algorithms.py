@@ -86,12 +86,20 @@ for _name, _label, _group, (_colour, _sup_colour, _mask_colour), _trainer, _what
 # -- preference optimisation from a comparisons file (issue 25): DPO, from the initial model and from the
 # supervised run (its warm start and reference, as supervised_ppo); grue/train/offline/.
 _DPO_GROUPS = {"dpo": "grue.train.offline.dpo_config:DPOConfig"}
-# A mini run is a few hundred answers (IMDB mini's label-budget study: 1,000 labelled 4-way queries, 900 trained
-# on): 57 steps of 16, where the paper's 150 warm-up steps would never reach the learning rate (Appendix B) and
-# 1e-6 would barely move SmolLM2 in 57 steps; 1e-5 moves it about as far as mini PPO's 16 Adam steps at 3e-5.
-# The labels fix the work (one epoch), about 8x mini PPO's forward/backward passes at 1,000 labels
-# (docs/algorithms.md): not mini PPO's minutes.
-_DPO_MINI = {"mini": {"dpo": {"batch_size": 16, "learning_rate": 1e-5, "warmup_steps": 10, "save_every": 20}}}
+# A mini DPO run costs what mini PPO's 8 iterations cost (issue 25: the same minutes). From the paper (Rafailov
+# et al. 2023, Appendix B) stay beta 0.1 and RMSprop (the dpo group's defaults), a linear warm-up and at most one
+# epoch. Scaled to the budget: measured side by side on 1 thread of a shared 2-core machine (two runs), one
+# step of 16 answers (4 candidates of 24 tokens after a mini prompt, forward and backward) took 0.60-0.69 of a
+# mini PPO iteration and the reference's single pass 0.017 of one per answer, so 8 PPO iterations buy 133-147
+# answers: 8 steps of 16 (dpo.max_steps), the head of the seeded order (128 of the 1,000-label study's 900
+# training answers; one epoch over all 900 costs 6.1-6.8x mini PPO, dpo.max_steps=null):
+# `.venv/bin/python scripts/bench_dpo.py --comparisons labels.jsonl --steps 3 --threads 1` (its docstring makes
+# the file). Batch 16, not 64, for steps at all; warm-up 2 of the 8 steps (the paper's 150 would never reach the
+# learning rate); learning rate 1e-5, not 1e-6, which would barely move SmolLM2 in a few steps. Not tuned: no
+# mini DPO run's learning had been measured when this was set, and 8 steps at 1e-5 move the policy less
+# than the 57-step preset this replaces did.
+_DPO_MINI = {"mini": {"dpo": {"batch_size": 16, "learning_rate": 1e-5, "warmup_steps": 2, "max_steps": 8,
+                              "save_every": 4}}}
 for _algo in (
     Algorithm("dpo", "DPO", "#2ca02c", trains="preferences", reads=("dpo",),
               trainer="grue.train.offline.dpo:DPOTrainer", config_groups=_DPO_GROUPS, profile_presets=_DPO_MINI,

@@ -139,11 +139,14 @@ def test_best_of_n_refuses_a_label_schedule_before_any_work(tiny_imdb_args):
         run([*tiny_imdb_args, "algo=best_of_n", "reward=learned", "reward.schedule=offline", "reward.labeler=sentiment"])
 
 
-def test_an_interrupted_dpo_run_resumes_mid_epoch_to_the_same_final_metrics(tiny_imdb_args, tmp_path, monkeypatch):
+# the reference's log-probs are scored again on resume (not stored): the same answers, chunks and model
+@pytest.mark.parametrize("budget", [[], ["dpo.max_steps=4"]], ids=["epoch", "max_steps"])
+def test_an_interrupted_dpo_run_resumes_mid_epoch_to_the_same_final_metrics(tiny_imdb_args, tmp_path, monkeypatch,
+                                                                           budget):
     from grue.train.offline import dpo as dpo_module
 
     comparisons = praise_comparisons(tmp_path / "labels.jsonl", 40)
-    args = [*tiny_imdb_args, "algo=dpo", f"dpo.comparisons={comparisons}", *DPO, "dpo.save_every=1"]
+    args = [*tiny_imdb_args, "algo=dpo", f"dpo.comparisons={comparisons}", *DPO, "dpo.save_every=1", *budget]
     straight = results(run([*args, f"output_dir={tmp_path / 'a'}"]))
     real_step = dpo_module.DPOTrainer.train_step
 
@@ -160,6 +163,8 @@ def test_an_interrupted_dpo_run_resumes_mid_epoch_to_the_same_final_metrics(tiny
     assert results(resumed)["metrics"] == straight["metrics"]
     log = [json.loads(line) for line in (resumed / "logs" / "train.jsonl").read_text().splitlines()]
     assert [r["step"] for r in log] == list(range(1, len(log) + 1)) and len(log) >= 4  # each step once
+    assert [r["step"] for r in log if "reference_seconds" in r] == [1, 3]  # scored at the start and on resume
+    assert "heldout_accuracy" in log[-1] and (not budget or len(log) == 4)  # max_steps: scored at its last step
 
 
 def test_a_lora_dpo_run_checkpoints_its_adapters_only_and_resumes_to_the_same_metrics(tiny_imdb_args, tmp_path,
