@@ -5,7 +5,9 @@ train prompts, answered by the label-budget study's mock labeler (the task's sen
 docs/learned_rewards.md). From it:
 - RM+PPO: `grue label train` fits a reward model (the study's settings: MiniLM backbone, Adam 5e-5, batch 8,
   64 tokens), then `algo=ppo reward=learned reward.model=<it>` per seed, on the mini PPO preset;
-- DPO: `algo=dpo dpo.comparisons=<the file>` per seed, on the mini DPO preset;
+- DPO: `algo=dpo dpo.comparisons=<the file>` per seed, on the mini DPO preset (sized to mini PPO's training
+  seconds: 8 steps of 16, 128 of the 900 training answers; `--dpo-set dpo.max_steps=null` trains one epoch on
+  all of them, 6-7x the seconds, docs/algorithms.md);
 - zero-shot per seed, against which every run's sentiment is paired prompt by prompt.
 Both arms hold out the same queries (the reward model's rm_heldout and dpo.heldout share their hash rule).
 Everything goes through grue's own commands and runs, so the same command again reuses what is finished.
