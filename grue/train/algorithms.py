@@ -93,11 +93,11 @@ _DPO_GROUPS = {"dpo": "grue.train.offline.dpo_config:DPOConfig"}
 # mini PPO iteration and the reference's single pass 0.017 of one per answer, so 8 PPO iterations buy 133-147
 # answers: 8 steps of 16 (dpo.max_steps), the head of the seeded order (128 of the 1,000-label study's 900
 # training answers; one epoch over all 900 costs 6.1-6.8x mini PPO, dpo.max_steps=null):
-# `.venv/bin/python scripts/bench_dpo.py --comparisons labels.jsonl --steps 3 --threads 1` (once with --ppo-iters 2;
-# its docstring makes the file). Batch 16, not 64, for steps at all; warm-up 2 of the 8 steps (the paper's 150 would never reach the
-# learning rate); learning rate 1e-5, not 1e-6, which would barely move SmolLM2 in a few steps. Not tuned: no
-# mini DPO run's learning had been measured when this was set, and 8 steps at 1e-5 move the policy less
-# than the 57-step preset this replaces did.
+# `.venv/bin/python scripts/bench_dpo.py --comparisons labels.jsonl --steps 3 --threads 1` (once with
+# --ppo-iters 2; its docstring makes the file). Batch 16, not 64, for steps at all; warm-up 2 of the 8 steps
+# (the paper's 150 would never reach the learning rate); learning rate 1e-5, not 1e-6, which would barely move
+# SmolLM2 in a few steps. Not tuned: no mini DPO run's learning had been measured when this was set, and 8 steps
+# at 1e-5 move the policy less than the 57-step preset this replaces did.
 _DPO_MINI = {"mini": {"dpo": {"batch_size": 16, "learning_rate": 1e-5, "warmup_steps": 2, "max_steps": 8,
                               "save_every": 4}}}
 for _algo in (

@@ -37,5 +37,6 @@ def test_a_two_process_dpo_run_logs_the_one_process_losses(tiny_imdb_args, tmp_p
     assert [r["step"] for r in two] == [r["step"] for r in one] and len(one) >= 4  # one writer, every step once
     assert one[-1]["loss"] < one[0]["loss"] - 0.05  # the policy moved: later steps compare trained policies
     for a, b in zip(one, two):
-        assert {k: b[k] for k in KEYS if k in a} == pytest.approx({k: a[k] for k in KEYS if k in a}, abs=1e-5), a["step"]
+        mine = [k for k in KEYS if k in a]
+        assert {k: b[k] for k in mine} == pytest.approx({k: a[k] for k in mine}, abs=1e-5), a["step"]
     assert "heldout_loss" in two[-1] and "reference_seconds" in two[0]

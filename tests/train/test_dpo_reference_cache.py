@@ -145,7 +145,8 @@ def test_with_reference_writes_each_answer_s_values_in_place_and_sums_ranks_exac
     assert seen == [["q1", "q2"], ["q3"]]  # file order, chunks of 2, the unwanted q0 never scored
     assert [p.reference for p in out] == [None, (-11.0, -12.0, -13.0), (-21.0, -22.0), (-31.0, -32.0, -33.0)]
     assert out[1] == prefs[1]  # the cache is not part of an answer's identity
-    assert reference_matrix([out[2], out[1]], torch.zeros(2, 3)).tolist() == [[-21.0, -22.0, 0.0], [-11.0, -12.0, -13.0]]
+    matrix = reference_matrix([out[2], out[1]], torch.zeros(2, 3))
+    assert matrix.tolist() == [[-21.0, -22.0, 0.0], [-11.0, -12.0, -13.0]]  # absent slots 0, as scoring gives them
     with pytest.raises(RuntimeError, match="no cached reference log-probs for \\['q0'\\]"):
         reference_matrix([out[0]], torch.zeros(1, 2))
     # two ranks: each scores every other chunk and zeros elsewhere; the sum gives both all values
