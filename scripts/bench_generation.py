@@ -22,7 +22,7 @@ Timings interleave the variants in one process (medians of `--rounds` after a wa
 hits all alike. The machine is shared: read the ratios, not the seconds.
 
     .venv/bin/python scripts/bench_generation.py [--settings causal seq2seq] [--rounds 2] [--threads 2]
-        [--new-tokens 48] [--eval-samples 64] [--decoder grue|generate] [--no-warmup]
+        [--new-tokens 48] [--eval-samples 64] [--decoder grue|generate] [--no-warmup] [--mixed-precision bf16]
 """
 from __future__ import annotations
 
@@ -142,11 +142,11 @@ def run_evaluation(s: Setting, decoder: str) -> int:
 
 
 # -- the compute floor ---------------------------------------------------------------------------------------
-def matmul_rate(threads: int) -> float:
-    """FLOP/s of the best of a few fp32 GEMMs shaped like a 135M model's layers at a large batch."""
+def matmul_rate(threads: int, dtype: torch.dtype = torch.float32) -> float:
+    """FLOP/s of the best of a few GEMMs (in `dtype`) shaped like a 135M model's layers at a large batch."""
     best = 0.0
     for m, k, n in ((1024, 576, 1536), (1024, 1536, 576), (512, 576, 4096)):
-        a, b = torch.randn(m, k), torch.randn(k, n)
+        a, b = torch.randn(m, k, dtype=dtype), torch.randn(k, n, dtype=dtype)
         a @ b
         start = time.perf_counter()
         reps = 10
@@ -184,9 +184,18 @@ def main() -> None:
     parser.add_argument("--decoder", choices=("grue", "generate"), default=None,
                         help="grue's variants with this decoder only (default: both, generate being grue before "
                              "grue.policy.decode)")
+    parser.add_argument("--mixed-precision", choices=("no", "bf16"), default="no",
+                        help="run every variant under bf16 autocast (model.mixed_precision=bf16; fp32 weights), "
+                             "the floor then at the bf16 GEMM rate")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     settings = [causal_setting(args) if name == "causal" else seq2seq_setting(args) for name in args.settings]
+    gemm_dtype = torch.bfloat16 if args.mixed_precision == "bf16" else torch.float32
+    if args.mixed_precision == "bf16":  # as the trainer does: every forward of the model under autocast
+        from grue.runtime.accelerator import autocast_forward
+
+        for s in settings:
+            autocast_forward(s.policy.model, ("cpu", "bfloat16"))
     variants: list[tuple[str, Setting, Callable[[], int]]] = []
     decoders = ["generate", "grue"] if args.decoder is None else [args.decoder]
     for s in settings:
@@ -203,7 +212,7 @@ def main() -> None:
     rates: list[float] = []
     first, previous = (0 if args.warmup else 1), ""
     for round_ in range(first, args.rounds + 1):  # round 0 warms up
-        rates.append(matmul_rate(args.threads))
+        rates.append(matmul_rate(args.threads, gemm_dtype))
         for name, _, fn in variants:
             start = time.perf_counter()
             count = fn()
@@ -212,7 +221,8 @@ def main() -> None:
             times[name].append(time.perf_counter() - start)
             print(f"  round {round_} {name}: {times[name][-1]:.2f} s", file=sys.stderr, flush=True)
     rate = statistics.median(rates[-args.rounds:])
-    print(f"threads {args.threads}; matmul rate {rate / 1e9:.1f} GFLOP/s (median of rounds)")
+    print(f"threads {args.threads}; mixed precision {args.mixed_precision}; {str(gemm_dtype)[6:]} matmul rate "
+          f"{rate / 1e9:.1f} GFLOP/s (median of rounds)")
     print(f"| variant | tokens | median s | tokens/s | x generate | floor tokens/s | x floor |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for i, (name, s, _) in enumerate(variants):

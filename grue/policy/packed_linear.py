@@ -11,6 +11,11 @@ generate()'s cached decoding already does with the update's full forward pass.
 block and restores it after: the packed copies are made from the weights as they are when the block
 starts, so a decode always uses the current policy. Off where oneDNN is unavailable, off the CPU, or
 for other dtypes than float32.
+
+A model that runs under bf16 autocast (model.mixed_precision=bf16, grue.runtime.accelerator.autocast_forward)
+gets its weights packed in bf16 and its products in bf16, as autocast would run them: packed fp32 weights
+would ignore autocast, and its products would run at fp32's rate (`scripts/bench_generation.py
+--mixed-precision bf16` times the decode under it).
 """
 from __future__ import annotations
 
@@ -28,13 +33,19 @@ def available(model: Any) -> bool:
     return (torch.backends.mkldnn.is_available() and param.device.type == "cpu" and param.dtype == torch.float32)
 
 
-def _packed_forward(weight: torch.Tensor, bias: Any):
-    packed = weight.detach().to_mkldnn()
-    packed_bias = bias.detach().to_mkldnn() if bias is not None else None
+def autocast_dtype(model: Any) -> torch.dtype:
+    """The dtype `model`'s matrix products run in: bf16 under grue's bf16 autocast, else float32."""
+    settings = model.__dict__.get("_grue_autocast")
+    return torch.bfloat16 if settings and settings[0] == "cpu" and settings[1] == "bfloat16" else torch.float32
+
+
+def _packed_forward(weight: torch.Tensor, bias: Any, dtype: torch.dtype = torch.float32):
+    packed = weight.detach().to(dtype).to_mkldnn()
+    packed_bias = bias.detach().to(dtype).to_mkldnn() if bias is not None else None
     out_features = weight.shape[0]
 
     def forward(x: torch.Tensor) -> torch.Tensor:
-        flat = x.reshape(-1, x.shape[-1])
+        flat = x.reshape(-1, x.shape[-1]).to(dtype)
         if not flat.is_contiguous():
             flat = flat.contiguous()
         y = torch._C._nn.mkldnn_linear(flat.to_mkldnn(), packed, packed_bias).to_dense()
@@ -50,12 +61,12 @@ def packed_linears(model: Any, enabled: bool = True) -> Iterator[None]:
     if not enabled or not available(model):
         yield
         return
-    swapped = []
+    swapped, dtype = [], autocast_dtype(model)
     try:
         for module in model.modules():
             if (isinstance(module, torch.nn.Linear) and type(module).forward is torch.nn.Linear.forward
                     and type(module.weight.data) is torch.Tensor):  # not a sharded (DTensor) or wrapped weight
-                module.forward = _packed_forward(module.weight, module.bias)
+                module.forward = _packed_forward(module.weight, module.bias, dtype)
                 swapped.append(module)
         yield
     finally:

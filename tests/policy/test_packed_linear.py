@@ -32,3 +32,26 @@ def test_nothing_is_packed_when_disabled_or_not_float32():
     assert not available(half)
     with packed_linears(half):
         assert not any("forward" in vars(m) for m in half)
+
+
+@pytest.mark.skipif(not torch.backends.mkldnn.is_available(), reason="needs oneDNN")
+def test_under_bf16_autocast_the_packed_products_are_autocasts_bf16_products():
+    """A model run under grue's bf16 autocast gets bf16 packed weights: its packed output is autocast's
+    (bf16 products of bf16-rounded weights and inputs) to bf16 rounding, and far from the fp32 products'
+    rounding error, so the packing really runs in bf16 rather than ignoring autocast."""
+    from grue.runtime.accelerator import autocast_forward
+
+    net = model()
+    x = torch.randn(64, 16)
+    exact = net(x)                                  # fp32
+    autocast_forward(net, ("cpu", "bfloat16"))
+    under_autocast = net(x)                         # torch's own autocast: bf16 products
+    with packed_linears(net):
+        packed = net(x)
+    assert packed.dtype == under_autocast.dtype == torch.bfloat16
+    assert torch.allclose(packed.float(), under_autocast.float(), atol=2e-2, rtol=2e-2)
+    # bf16 keeps 8 bits of mantissa: the products differ from fp32 by far more than fp32 packing would
+    assert (packed.float() - exact).abs().max() > 1e-3
+    plain = model()
+    with packed_linears(plain):
+        assert torch.allclose(plain(x), exact, atol=1e-5)  # without autocast: fp32 packing, as before
