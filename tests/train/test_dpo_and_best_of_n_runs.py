@@ -30,6 +30,24 @@ def results(path):
     return json.loads((path / "results.json").read_text())
 
 
+def killed_at_step_3(args, output_dir, monkeypatch):
+    """Run `args` into `output_dir` until a simulated kill at the start of step 3 (checkpoints written so far
+    stay), with the trainer's real step restored afterwards."""
+    from grue.train.offline import dpo as dpo_module
+
+    real_step = dpo_module.DPOTrainer.train_step
+
+    def step_or_kill(self):
+        if self.step == 2:
+            raise KeyboardInterrupt("simulated kill")
+        return real_step(self)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(dpo_module.DPOTrainer, "train_step", step_or_kill)
+        with pytest.raises(KeyboardInterrupt):
+            run([*args, f"output_dir={output_dir}"])
+
+
 def test_a_dpo_run_writes_its_results_and_cost_and_is_a_board_row(tiny_imdb_args, tmp_path):
     comparisons = praise_comparisons(tmp_path / "labels.jsonl", 24, task="imdb")
     path = run([*tiny_imdb_args, "algo=dpo", f"dpo.comparisons={comparisons}", *DPO])
@@ -143,22 +161,10 @@ def test_best_of_n_refuses_a_label_schedule_before_any_work(tiny_imdb_args):
 @pytest.mark.parametrize("budget", [[], ["dpo.max_steps=4"]], ids=["epoch", "max_steps"])
 def test_an_interrupted_dpo_run_resumes_mid_epoch_to_the_same_final_metrics(tiny_imdb_args, tmp_path, monkeypatch,
                                                                            budget):
-    from grue.train.offline import dpo as dpo_module
-
     comparisons = praise_comparisons(tmp_path / "labels.jsonl", 40)
     args = [*tiny_imdb_args, "algo=dpo", f"dpo.comparisons={comparisons}", *DPO, "dpo.save_every=1", *budget]
     straight = results(run([*args, f"output_dir={tmp_path / 'a'}"]))
-    real_step = dpo_module.DPOTrainer.train_step
-
-    def killed_at_step_3(self):
-        if self.step == 2:
-            raise KeyboardInterrupt("simulated kill")
-        return real_step(self)
-
-    monkeypatch.setattr(dpo_module.DPOTrainer, "train_step", killed_at_step_3)
-    with pytest.raises(KeyboardInterrupt):
-        run([*args, f"output_dir={tmp_path / 'b'}"])
-    monkeypatch.setattr(dpo_module.DPOTrainer, "train_step", real_step)
+    killed_at_step_3(args, tmp_path / "b", monkeypatch)
     resumed = run([*args, f"output_dir={tmp_path / 'b'}"])
     assert results(resumed)["metrics"] == straight["metrics"]
     log = [json.loads(line) for line in (resumed / "logs" / "train.jsonl").read_text().splitlines()]
@@ -170,25 +176,14 @@ def test_an_interrupted_dpo_run_resumes_mid_epoch_to_the_same_final_metrics(tiny
 def test_a_lora_dpo_run_checkpoints_its_adapters_only_and_resumes_to_the_same_metrics(tiny_imdb_args, tmp_path,
                                                                                       monkeypatch):
     from grue.policy import lora
-    from grue.train.offline import dpo as dpo_module
 
     comparisons = praise_comparisons(tmp_path / "labels.jsonl", 40)
     args = [*tiny_imdb_args, "algo=dpo", f"dpo.comparisons={comparisons}", *DPO, "dpo.save_every=1",
             "model.lora.rank=4"]
     straight = results(run([*args, f"output_dir={tmp_path / 'a'}"]))
-    real_step = dpo_module.DPOTrainer.train_step
-
-    def killed_at_step_3(self):
-        if self.step == 2:
-            raise KeyboardInterrupt("simulated kill")
-        return real_step(self)
-
-    monkeypatch.setattr(dpo_module.DPOTrainer, "train_step", killed_at_step_3)
-    with pytest.raises(KeyboardInterrupt):
-        run([*args, f"output_dir={tmp_path / 'b'}"])
+    killed_at_step_3(args, tmp_path / "b", monkeypatch)
     saved = sorted((tmp_path / "b").glob("**/checkpoints/step-*/state.pt"))
     policy_state = torch.load(saved[-1], map_location="cpu", weights_only=False)["policy"]
     assert policy_state and all(lora.is_adapter_key(k) for k in policy_state)  # no base weight saved
-    monkeypatch.setattr(dpo_module.DPOTrainer, "train_step", real_step)
     resumed = run([*args, f"output_dir={tmp_path / 'b'}"])
     assert results(resumed)["metrics"] == straight["metrics"]

@@ -8,6 +8,7 @@ tokens at -inf for the ratio and the entropy, log_softmax(logits) for the KL. To
 1e-6 absolute (each position's log-softmax is the same operations; only the head's matrix product
 runs on fewer rows), gradients within 1e-5 of the largest gradient entry (float32 sums in another order).
 """
+from contextlib import contextmanager
 from types import SimpleNamespace
 
 import pytest
@@ -67,6 +68,20 @@ def _trainer_stub(policy, clip_range, ent_coef, kl_coef, kl_temperature=None):
                            _backward=lambda loss, share: loss.backward(), _kl_loss_total=0.0, _kl_loss_steps=0)
 
 
+@contextmanager
+def vocabulary_sized_saves(vocab: int):
+    """A list that receives, for every tensor autograd keeps for the backward pass inside the block, its
+    element count when its last dimension is the vocabulary (else 0)."""
+    saved = []
+
+    def pack(tensor):
+        saved.append(tensor.numel() if tensor.shape[-1:] == (vocab,) else 0)
+        return tensor
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        yield saved
+
+
 @pytest.mark.parametrize("kind", ["causal", "seq2seq"])
 @pytest.mark.parametrize("masked", [False, True])
 @pytest.mark.parametrize("ent_coef,kl_coef", [(0.0, 0.0), (0.01, 0.04)])
@@ -85,13 +100,7 @@ def test_critic_free_loss_and_gradients_equal_the_whole_tensor_ones(kind, masked
     trainer = _trainer_stub(policy, clip_range, ent_coef, kl_coef)
     V = policy.model.config.vocab_size
     B, T = mb.rollout.actions.shape
-    saved = []
-
-    def pack(tensor):
-        saved.append(tensor.numel() if tensor.shape[-1:] == (V,) else 0)
-        return tensor
-
-    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+    with vocabulary_sized_saves(V) as saved:
         losses = CriticFreeTrainer._backward_minibatch(trainer, mb, selected, None)
 
     assert abs(losses.total.item() - whole.item()) <= LOSS_ATOL
@@ -114,12 +123,6 @@ def test_the_whole_tensor_side_of_the_check_does_keep_vocabulary_sized_tensors(t
     mb, selected = _minibatch(tiny_causal_policy, masked=True)
     V = tiny_causal_policy.model.config.vocab_size
     B, T = mb.rollout.actions.shape
-    saved = []
-
-    def pack(tensor):
-        saved.append(tensor.numel() if tensor.shape[-1:] == (V,) else 0)
-        return tensor
-
-    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+    with vocabulary_sized_saves(V) as saved:
         _whole_tensor_loss(tiny_causal_policy, mb, selected, 0.2, 0.01, 0.04)
     assert max(saved) >= B * T * V
