@@ -139,7 +139,7 @@ def queries(args: Optional[list[str]] = ARGS) -> None:
     policy = load_policy(cfg, _model_ref(model), device_of(cfg))
     prefix = f"{cfg.task}-{Path(model).name}-s{cfg.seed}-"
     made = extend_queries(out, policy, samples, cfg.rollout, k, model, prefix, seed=int(cfg.seed), task=cfg.task,
-                          progress=lambda m: console.print(f"\\[grue] {m} queries", end="\r"))
+                          progress=lambda m: console.print(f"\\[grue] {m}/{len(samples)} queries", end="\r"))
     console.print(f"\\[grue] {len(made)} queries of {k} candidates in {out}")
 
 

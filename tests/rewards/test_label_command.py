@@ -25,6 +25,7 @@ def test_queries_mock_answers_and_training_end_to_end(tiny_model_dirs, task_args
     labels = tmp_path / "labels.jsonl"
     made = grue("label", "queries", *task_args, f"model={tiny_model_dirs.policy}", "n=20", "k=3", f"out={labels}")
     assert made.exit_code == 0, made.output
+    assert "16/20 queries" in made.output and "20/20 queries" in made.output  # a running count, not the chunk's size
     queries = read_comparisons(labels)
     assert len(queries) == 20 and {q.k for q in queries} == {3}
     assert all(q.candidates[0].source == tiny_model_dirs.policy and q.sample_id for q in queries)

@@ -40,6 +40,18 @@ def sample_candidates(policy: Any, prompts: Sequence[str], gen_cfg: Any, k: int)
     return [texts[i * k:(i + 1) * k] for i in range(len(prompts))]
 
 
+def tenths(total: int, say: Callable[[str], None], what: str) -> Callable[[int], None]:
+    """A `progress` for make_queries that says "<what>: done/total" as the count passes each tenth of
+    `total`: sampling a thousand queries takes many minutes, and a line per chunk would bury the log."""
+    next_tenth = [1]
+
+    def report(done: int) -> None:
+        if total > 0 and done * 10 >= next_tenth[0] * total:
+            say(f"{what}: {done}/{total}")
+            next_tenth[0] = done * 10 // total + 1
+    return report
+
+
 def make_queries(policy: Any, samples: Sequence[Sample], gen_cfg: Any, k: int, source: str, prefix: str,
                  seed: int, task: Optional[str] = None, chunk_size: int = CHUNK, start: int = 0,
                  progress: Optional[Callable[[int], None]] = None) -> Iterator[list[Comparison]]:
@@ -54,8 +66,8 @@ def make_queries(policy: Any, samples: Sequence[Sample], gen_cfg: Any, k: int, s
             candidates = sample_candidates(policy, [s.prompt for s in chunk], gen_cfg, k)
         yield [Comparison(query_id(prefix, first + i), s.prompt, tuple(Candidate(t, source) for t in texts),
                           task=task, sample_id=s.id) for i, (s, texts) in enumerate(zip(chunk, candidates))]
-        if progress is not None:
-            progress(len(chunk))
+        if progress is not None:  # queries of `samples` done so far, resumed ones included
+            progress(first + len(chunk))
 
 
 def extend_queries(path: Path, policy: Any, samples: Sequence[Sample], gen_cfg: Any, k: int, source: str, prefix: str,

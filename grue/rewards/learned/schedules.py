@@ -34,7 +34,7 @@ from grue.rewards.learned.labelers import MockLabeler, label_file
 from grue.rewards.learned.model import RewardModel, is_reward_model_dir
 from grue.rewards.learned.plan import (SCHEDULES, Round, online_label_target, rl_iterations, round_of,  # noqa: F401
                                        schedule_problem, schedule_rounds, start_iterations)
-from grue.rewards.learned.queries import extend_queries, query_samples
+from grue.rewards.learned.queries import extend_queries, query_samples, tenths
 from grue.rewards.learned.reward import LearnedReward
 from grue.rewards.learned.rng import isolated_rng
 from grue.rewards.learned.training import TrainingSettings, fit_reward_model
@@ -150,7 +150,8 @@ class ScheduledReward:
         prompts = query_samples(self.train, n, seed=int(self.cfg.seed) * 1009 + r)
         self.say(f"round {r}: {n} queries of {self.cfg.reward.k} candidates, labelled by {self.labeler.name}")
         queries = extend_queries(path, self.policy, prompts, self.cfg.rollout, int(self.cfg.reward.k), source,
-                                 f"r{r}-", seed=int(self.cfg.seed) + 7919 * r, task=self.cfg.task)
+                                 f"r{r}-", seed=int(self.cfg.seed) + 7919 * r, task=self.cfg.task,
+                                 progress=tenths(n, self.say, f"round {r}: queries sampled"))
         label_file(self.labeler, queries, path, self.samples)
         return [a for a in latest_answers(read_comparisons(path)) if a.labeler == self.labeler.name]
 
