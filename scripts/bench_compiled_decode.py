@@ -17,12 +17,11 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent / "bench"))
 
-from grue.config import load_config  # noqa: E402
+from decode_setting import smollm2_imdb  # noqa: E402
 from grue.policy.decode import decode  # noqa: E402
-from grue.policy.load import load_policy  # noqa: E402
 from grue.policy.sampling import episode_keys  # noqa: E402
-from tasks import get_task  # noqa: E402
 
 
 def main() -> None:
@@ -32,11 +31,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    n = args.tokens
-    cfg = load_config(["task=imdb", "profile=mini", "algo=ppo", f"rollout.min_new_tokens={n}",
-                       f"rollout.max_new_tokens={n}"])
-    policy = load_policy(cfg, cfg.model.policy, "cpu")
-    val = get_task("imdb").loader(cfg)["val"]
+    cfg, policy, val = smollm2_imdb(args.tokens)
     prompts = policy.encode([s.prompt for s in val[:args.rows]])
     keys = episode_keys("bench", range(args.rows))
     eager = policy.model.forward

@@ -20,13 +20,12 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent / "bench"))
 
-from grue.config import load_config  # noqa: E402
+from decode_setting import smollm2_imdb  # noqa: E402
 from grue.policy.decode import decode  # noqa: E402
-from grue.policy.load import load_policy  # noqa: E402
 from grue.policy.packed_linear import packed_linears  # noqa: E402
 from grue.policy.sampling import episode_keys  # noqa: E402
-from tasks import get_task  # noqa: E402
 
 
 def main() -> None:
@@ -38,11 +37,7 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    n = args.tokens
-    cfg = load_config(["task=imdb", "profile=mini", "algo=ppo", f"rollout.min_new_tokens={n}",
-                       f"rollout.max_new_tokens={n}"])
-    policy = load_policy(cfg, cfg.model.policy, "cpu")
-    val = get_task("imdb").loader(cfg)["val"]
+    cfg, policy, val = smollm2_imdb(args.tokens)
     for rows in args.rows:
         prompts = policy.encode([s.prompt for s in val[:rows]])
         keys = episode_keys("bench", range(rows))
@@ -63,7 +58,7 @@ def main() -> None:
         with torch.no_grad():
             recomputed, _, _ = policy.log_probs(policy.model, rollout)
         valid = rollout.valid.bool()
-        print(f"{rows} rows x {n} tokens: torch {plain_s:.2f} s, packed {packed_s:.2f} s "
+        print(f"{rows} rows x {args.tokens} tokens: torch {plain_s:.2f} s, packed {packed_s:.2f} s "
               f"({plain_s / packed_s:.2f}x); same tokens {torch.equal(plain.actions, packed_out.actions)}; "
               f"max |log-prob difference| {(plain.logp - packed_out.logp).abs().max().item():.1e}; "
               f"torch's records against the update's recomputation "
