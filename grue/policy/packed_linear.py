@@ -15,7 +15,9 @@ for other dtypes than float32.
 A model that runs under bf16 autocast (model.mixed_precision=bf16, grue.runtime.accelerator.autocast_forward)
 gets its weights packed in bf16 and its products in bf16, as autocast would run them: packed fp32 weights
 would ignore autocast, and its products would run at fp32's rate (`scripts/bench_generation.py
---mixed-precision bf16` times the decode under it).
+--mixed-precision bf16` times the decode under it). oneDNN's bf16 linear needs a CPU with bf16 support
+(AVX512-BW/VL/DQ or AVX-NE-CONVERT) and raises elsewhere: on such a CPU (AVX2 only) a bf16 model is left
+to autocast's own products.
 """
 from __future__ import annotations
 
@@ -31,6 +33,11 @@ def available(model: Any) -> bool:
     except StopIteration:
         return False
     return (torch.backends.mkldnn.is_available() and param.device.type == "cpu" and param.dtype == torch.float32)
+
+
+def bf16_packing_supported() -> bool:
+    """Whether oneDNN can run bf16 linears on this CPU (it refuses on CPUs without bf16 instructions)."""
+    return torch.ops.mkldnn._is_mkldnn_bf16_supported()
 
 
 def autocast_dtype(model: Any) -> torch.dtype:
@@ -62,6 +69,9 @@ def packed_linears(model: Any, enabled: bool = True) -> Iterator[None]:
         yield
         return
     swapped, dtype = [], autocast_dtype(model)
+    if dtype == torch.bfloat16 and not bf16_packing_supported():
+        yield
+        return
     try:
         for module in model.modules():
             if (isinstance(module, torch.nn.Linear) and type(module).forward is torch.nn.Linear.forward

@@ -3,7 +3,8 @@ only inside the block, from the weights as they are when the block starts."""
 import pytest
 import torch
 
-from grue.policy.packed_linear import available, packed_linears
+from grue.policy import packed_linear
+from grue.policy.packed_linear import available, bf16_packing_supported, packed_linears
 
 
 def model():
@@ -34,7 +35,8 @@ def test_nothing_is_packed_when_disabled_or_not_float32():
         assert not any("forward" in vars(m) for m in half)
 
 
-@pytest.mark.skipif(not torch.backends.mkldnn.is_available(), reason="needs oneDNN")
+@pytest.mark.skipif(not torch.backends.mkldnn.is_available() or not bf16_packing_supported(),
+                    reason="needs oneDNN with bf16 instructions")
 def test_under_bf16_autocast_the_packed_products_are_autocasts_bf16_products():
     """A model run under grue's bf16 autocast gets bf16 packed weights: its packed output is autocast's
     (bf16 products of bf16-rounded weights and inputs) to bf16 rounding, and far from the fp32 products'
@@ -55,3 +57,21 @@ def test_under_bf16_autocast_the_packed_products_are_autocasts_bf16_products():
     plain = model()
     with packed_linears(plain):
         assert torch.allclose(plain(x), exact, atol=1e-5)  # without autocast: fp32 packing, as before
+
+
+def test_without_bf16_instructions_a_bf16_model_keeps_autocasts_products_and_fp32_still_packs(monkeypatch):
+    """oneDNN raises on a bf16 linear where the CPU has no bf16 instructions (CI ran on such an AVX2 CPU):
+    there the block leaves a bf16 model's linears to autocast and still packs a float32 model."""
+    from grue.runtime.accelerator import autocast_forward
+
+    monkeypatch.setattr(packed_linear, "bf16_packing_supported", lambda: False)
+    net = model()
+    x = torch.randn(4, 16)
+    autocast_forward(net, ("cpu", "bfloat16"))
+    under_autocast = net(x)
+    with packed_linears(net):
+        assert not any("forward" in vars(m) for m in net if isinstance(m, torch.nn.Linear))
+        assert torch.equal(net(x), under_autocast)
+    plain = model()
+    with packed_linears(plain):
+        assert available(plain) == all("forward" in vars(m) for m in plain if isinstance(m, torch.nn.Linear))

@@ -1,10 +1,14 @@
 """model.mixed_precision: autocast through accelerate with fp32 master weights.
 
 The recorded sampling distribution and the PPO ratio stay consistent under autocast:
-- decoder-only: the existing consistency tests (tests/train/rl/test_rollout_consistency.py) pass unchanged
-  inside a bf16 autocast, at their own tolerance (recorded and recomputed log-probs within 1e-5; on this
-  CPU they agree to 5e-7: sampling and the update run the same bf16 products per position, and the
-  temperature divides float32 logits on both sides);
+- decoder-only: the existing consistency tests (tests/train/rl/test_rollout_consistency.py) pass inside a
+  bf16 autocast. Where the CPU has native bf16 products (avx512_bf16, AMX), at their own tolerance:
+  recorded and recomputed log-probs within 1e-5 (they agree to 5e-7: sampling and the update run the same
+  bf16 products per position, and the temperature divides float32 logits on both sides). Where torch
+  emulates bf16 (an AVX2-only CPU), the cached decode's few-row products and the update's full pass take
+  different kernels and round differently: the largest gap these tests see there is 6e-4 (run this file
+  with a plugin that records allclose's gaps), so they hold to EMULATED_BF16_ATOL, still far inside what a
+  wrong temperature or mask would move (0.1 and more);
 - encoder-decoder (T5): the incremental decoder and the teacher-forced pass round differently in bf16,
   so the recorded and recomputed log-probs agree to 0.1 per token at most and 0.01 on average (measured
   worst 0.04 over 6 seeds of the tiny T5: a first-epoch ratio within 4 % of 1, inside PPO's clip of 0.2);
@@ -33,6 +37,9 @@ def _tests_taking(module, fixture):
 
 
 CAUSAL = _tests_taking(consistency_tests, "tiny_causal_policy")
+NATIVE_BF16 = torch.ops.mkldnn._is_mkldnn_bf16_supported()
+EMULATED_BF16_ATOL = 5e-3
+BF16_LOGP_ATOL = consistency_tests.LOGP_ATOL if NATIVE_BF16 else EMULATED_BF16_ATOL
 SEQ2SEQ_MAX, SEQ2SEQ_MEAN = 0.1, 0.01
 
 
@@ -49,7 +56,8 @@ def test_the_consistency_tests_are_found():
 
 
 @pytest.mark.parametrize("test", CAUSAL, ids=lambda f: f.__name__)
-def test_causal_consistency_holds_under_bf16_autocast(test, tiny_causal_policy):
+def test_causal_consistency_holds_under_bf16_autocast(test, tiny_causal_policy, monkeypatch):
+    monkeypatch.setattr(consistency_tests, "LOGP_ATOL", BF16_LOGP_ATOL)
     with autocast(BF16):
         test(tiny_causal_policy)
 
@@ -75,8 +83,8 @@ def test_seq2seq_recorded_and_recomputed_log_probs_agree_under_bf16_autocast(tin
 
 def test_a_bf16_run_autocasts_every_pass_keeps_fp32_weights_and_a_ratio_of_one(tiny_causal_policy, bf16_engine):
     """Through the trainer (NLPO: policy, reference, masking model, critic): sampling and the update's
-    recomputation run autocast, so the first minibatch's ratio is 1 to 1e-5; weights and optimizer
-    state stay float32."""
+    recomputation run autocast, so the first minibatch's ratio is 1 to 1e-5 (to bf16's rounding where the CPU
+    emulates bf16); weights and optimizer state stay float32."""
     policy = tiny_causal_policy
     cfg = tiny_cfg(model={"mixed_precision": "bf16", "value_model": "separate"})
     samples = [Sample(str(i), p, ("",)) for i, p in enumerate(["The film was", "dogs run in", "A tedious", "I"])]
@@ -91,7 +99,7 @@ def test_a_bf16_run_autocasts_every_pass_keeps_fp32_weights_and_a_ratio_of_one(t
     logp, _, _ = policy.action_stats(policy.model, rollout)
     hook.remove()
     assert seen and set(seen) == {torch.bfloat16}  # generation and the update both ran the head in bf16
-    assert torch.allclose(logp * rollout.valid, rollout.logp, atol=1e-5)
+    assert torch.allclose(logp * rollout.valid, rollout.logp, atol=BF16_LOGP_ATOL)
     stats = trainer.step()
     assert all(torch.isfinite(torch.tensor(v)) for k, v in stats.items() if k.startswith("loss/"))
     params = [p for g in trainer.optimizer.param_groups for p in g["params"]]

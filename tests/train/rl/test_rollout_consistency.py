@@ -13,6 +13,10 @@ PROMPTS = ["The film was", "A tedious, boring", "I highly recommend", "dogs run 
 
 gen_cfg = rollout_settings
 
+# Recorded and recomputed log-probs agree to float rounding. tests/train/test_mixed_precision.py runs the tests
+# here inside a bf16 autocast and widens this to bf16's rounding where the CPU has no native bf16 products.
+LOGP_ATOL = 1e-5
+
 
 def test_recomputed_log_probs_equal_sampling_time_log_probs_with_top_k_and_min_length(tiny_causal_policy):
     policy = tiny_causal_policy
@@ -20,9 +24,9 @@ def test_recomputed_log_probs_equal_sampling_time_log_probs_with_top_k_and_min_l
     rollout = policy.sample(policy.encode(PROMPTS), gen_cfg(top_k=5, min_new_tokens=6, temperature=0.7))
     assert rollout.action_mask is not None and rollout.action_mask[..., policy.eos_id].logical_not().all()
     new_logp, _, _ = policy.log_probs(policy.model, rollout)
-    assert torch.allclose(new_logp * rollout.valid, rollout.logp, atol=1e-5)
+    assert torch.allclose(new_logp * rollout.valid, rollout.logp, atol=LOGP_ATOL)
     raw = policy.raw_log_probs(policy.model, rollout)
-    assert torch.allclose(raw * rollout.valid, rollout.raw_logp, atol=1e-5)
+    assert torch.allclose(raw * rollout.valid, rollout.raw_logp, atol=LOGP_ATOL)
     # top-k truncation makes the sampling log-prob strictly larger than the full-distribution one
     assert (rollout.logp - rollout.raw_logp)[rollout.valid.bool()].min() > 0
 
@@ -48,7 +52,7 @@ def test_nlpo_mask_is_the_mask_models_top_p_set_and_is_reused_in_the_loss(tiny_c
     taken = rollout.action_mask.gather(-1, rollout.actions.unsqueeze(-1)).squeeze(-1)
     assert taken[valid].all()
     new_logp, _, _ = policy.log_probs(policy.model, rollout)
-    assert torch.allclose(new_logp * rollout.valid, rollout.logp, atol=1e-5)
+    assert torch.allclose(new_logp * rollout.valid, rollout.logp, atol=LOGP_ATOL)
 
 
 def test_valid_stops_after_first_eos():
@@ -70,7 +74,7 @@ def test_episodes_ending_early_under_top_k_give_finite_log_probs_and_loss(tiny_c
     assert torch.isfinite(rollout.logp).all() and torch.isfinite(rollout.raw_logp).all()
     new_logp, _, _ = policy.log_probs(policy.model, rollout)
     assert torch.isfinite(new_logp).all()
-    assert torch.allclose(new_logp * rollout.valid, rollout.logp, atol=1e-5)
+    assert torch.allclose(new_logp * rollout.valid, rollout.logp, atol=LOGP_ATOL)
 
 
 def test_mask_bound_counter_counts_steps_where_the_mask_removes_a_top_k_candidate():
@@ -130,7 +134,7 @@ def test_a_checkpoints_own_generation_settings_do_not_reach_the_sampler(tiny_tok
     torch.manual_seed(1)
     rollout = policy.sample(policy.encode(PROMPTS), gen_cfg(top_k=0, max_new_tokens=12))
     new_logp, _, _ = policy.log_probs(policy.model, rollout)
-    assert torch.allclose(new_logp * rollout.valid, rollout.logp, atol=1e-5)
+    assert torch.allclose(new_logp * rollout.valid, rollout.logp, atol=LOGP_ATOL)
     assert policy.model.generation_config.repetition_penalty is None
 
 
@@ -164,7 +168,7 @@ def test_rollout_rounds_with_prompts_of_different_widths_concatenate_without_cha
     assert short.prompts.input_ids.shape[1] < long.prompts.input_ids.shape[1]
     both = concat_rollouts([short, long], policy.tokenizer.pad_token_id, policy.padding_side)
     new_logp, _, _ = policy.log_probs(policy.model, both)
-    assert torch.allclose(new_logp * both.valid, both.logp, atol=1e-5)
+    assert torch.allclose(new_logp * both.valid, both.logp, atol=LOGP_ATOL)
     assert torch.equal(both.logp[0, :4], short.logp[0]) and (both.valid[0, 4:] == 0).all()
 
 
