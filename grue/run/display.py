@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from contextlib import contextmanager
-from typing import Iterator, Protocol
+from typing import Callable, Iterator, Protocol
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
@@ -102,3 +102,17 @@ def rl_status(stats: dict, last_val: dict | None, headline: str | None = None) -
         key = headline if headline in last_val else next(iter(last_val))
         text += f"  val {key} {last_val[key]:.3f}"
     return text
+
+
+def tenths(total: int, say: Callable[[str], None], what: str) -> Callable[[int], None]:
+    """A `progress(done)` that says "<what>: done/total" as the count passes each tenth of `total`, for
+    long work done in many small chunks before a run's bar starts (sampling a thousand queries, scoring
+    DPO's answers under the reference): minutes of it, where a line per chunk would bury the log."""
+    next_tenth = 1
+
+    def report(done: int) -> None:
+        nonlocal next_tenth
+        if total > 0 and done * 10 >= next_tenth * total:
+            say(f"{what}: {done}/{total}")
+            next_tenth = done * 10 // total + 1
+    return report

@@ -164,3 +164,20 @@ def test_with_reference_writes_each_answer_s_values_in_place_and_sums_ranks_exac
         assert seen == [[f"q{rank}"], [f"q{rank + 2}"]]
     summed = [a + b for a, b in zip(halves[0], halves[1])]
     assert summed == [-1.0, -2.0, -11.0, -12.0, -13.0, -21.0, -22.0, -31.0, -32.0, -33.0]
+
+
+def test_scoring_the_reference_says_its_progress_by_tenths_before_the_first_step(tiny_causal_policy, tmp_path):
+    """The first step scores every answer the run will read (minutes for a thousand on a CPU) before the run's
+    bar moves: the trainer says how far it has got, ending at the number it scores."""
+    path = praise_comparisons(tmp_path / "c.jsonl", 24, seed=1)
+    said = []
+    trainer = DPOTrainer(config(path, batch_size=2), tiny_causal_policy, frozen_copy(tiny_causal_policy.model),
+                         Accelerator(cpu=True))
+    trainer.say = said.append  # as grue/train/offline/loop.py sets it to the run's
+    trainer.train_step()
+    lines = [line for line in said if line.startswith("scoring the train answers under the reference: ")]
+    counts = [int(line.rsplit(": ", 1)[1].split("/")[0]) for line in lines]
+    assert counts == sorted(counts) and len(counts) == len(set(counts)) >= 5  # 21 answers in chunks of 2
+    assert lines[-1].endswith(f": {len(trainer.train)}/{len(trainer.train)}")
+    trainer.train_step()
+    assert len([line for line in said if line.startswith("scoring the train")]) == len(lines)  # once per run

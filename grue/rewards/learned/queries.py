@@ -40,18 +40,6 @@ def sample_candidates(policy: Any, prompts: Sequence[str], gen_cfg: Any, k: int)
     return [texts[i * k:(i + 1) * k] for i in range(len(prompts))]
 
 
-def tenths(total: int, say: Callable[[str], None], what: str) -> Callable[[int], None]:
-    """A `progress` for make_queries that says "<what>: done/total" as the count passes each tenth of
-    `total`: sampling a thousand queries takes many minutes, and a line per chunk would bury the log."""
-    next_tenth = 1
-
-    def report(done: int) -> None:
-        nonlocal next_tenth
-        if total > 0 and done * 10 >= next_tenth * total:
-            say(f"{what}: {done}/{total}")
-            next_tenth = done * 10 // total + 1
-    return report
-
 
 def make_queries(policy: Any, samples: Sequence[Sample], gen_cfg: Any, k: int, source: str, prefix: str,
                  seed: int, task: Optional[str] = None, chunk_size: int = CHUNK, start: int = 0,

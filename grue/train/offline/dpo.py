@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import time
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import torch
 
@@ -25,7 +25,8 @@ from grue.runtime.distributed import average_gradients, contiguous_shard, global
 from grue.train.checkpoint import load_trainable_state, trainable_state
 from grue.train.offline.dpo_loss import choice_stats, dpo_loss
 from grue.train.offline.preferences import Preference, read_preferences, widest
-from grue.train.offline.reference import reference_matrix, with_reference
+from grue.run.display import tenths
+from grue.train.offline.reference import reference_matrix, unscored, with_reference
 
 
 def candidate_log_probs(policy: Any, model: Any, prompts: Sequence[str], texts: Sequence[str],
@@ -49,6 +50,10 @@ def candidate_log_probs(policy: Any, model: Any, prompts: Sequence[str], texts: 
 
 
 class DPOTrainer:
+    # progress lines before the run's bar moves (the reference's scoring); the preference loop sets it to the
+    # run's own, so a plugin trainer with the same constructor needs no new argument
+    say: Callable[[str], None] = staticmethod(lambda message: None)
+
     def __init__(self, cfg: Any, policy: Any, ref_model: Any, accelerator: Any, sharding: Any = None) -> None:
         if sharding is not None:
             raise RuntimeError("DPO does not shard parameters (shard=); run it with several processes without "
@@ -107,8 +112,11 @@ class DPOTrainer:
             return None
         start = time.perf_counter()
         wanted = self._read_by_steps() if split == "train" else range(len(self.heldout))
+        # minutes on a CPU for a thousand answers, all before the first step: say how far it has got
+        progress = tenths(len(unscored(getattr(self, split), wanted)), self.say,
+                          f"scoring the {split} answers under the reference")
         scored = with_reference(getattr(self, split), wanted, lambda batch: self._log_probs(self.ref_model, batch),
-                                self.cfg.dpo.batch_size, self.rank, self.world)
+                                self.cfg.dpo.batch_size, self.rank, self.world, progress)
         setattr(self, split, scored)
         self._reference_cached[split] = True
         return time.perf_counter() - start

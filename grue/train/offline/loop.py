@@ -17,6 +17,7 @@ def train_preferences(run: RunServices, trainer_class: Any, policy: Any) -> Trai
     seed_everything(cfg.seed)  # the same state whether or not a warm start ran first
     ref_model = frozen_copy(policy.model)  # pi_ref: the initial (for Supervised+DPO: the supervised) model
     trainer = trainer_class(cfg, policy, ref_model, run.accelerator, run.start_sharding())
+    trainer.say = run.say  # what the trainer reports before the bar below moves
     resume_latest(run, trainer, lambda: trainer.step, "step",
                   lambda: f"resumed {cfg.algo} after step {trainer.step}/{trainer.total_steps}")
     every = cfg.dpo.save_every

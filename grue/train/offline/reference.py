@@ -14,7 +14,7 @@ holds a comparison, the same numbers are there.
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Sequence
+from typing import Callable, Optional, Sequence
 
 import torch
 
@@ -25,12 +25,20 @@ from grue.train.offline.preferences import Preference
 Scorer = Callable[[Sequence[Preference]], tuple[torch.Tensor, torch.Tensor]]
 
 
+def unscored(preferences: Sequence[Preference], wanted: Sequence[int]) -> list[int]:
+    """The `wanted` indices whose comparison has no reference values yet, in order."""
+    return sorted({i for i in wanted if preferences[i].reference is None})
+
+
 def with_reference(preferences: Sequence[Preference], wanted: Sequence[int], score: Scorer, chunk: int,
-                   rank: int = 0, world: int = 1) -> list[Preference]:
+                   rank: int = 0, world: int = 1,
+                   progress: Optional[Callable[[int], None]] = None) -> list[Preference]:
     """`preferences` with `reference` filled in at the `wanted` indices that lack it (the rest as they were).
-    Every process must call it with the same arguments (the values are summed over ranks)."""
+    Every process must call it with the same arguments (the values are summed over ranks). `progress` is
+    told, after each chunk this process scores, how many of the unscored comparisons the chunks up to it
+    hold (all processes move through the chunks together)."""
     out = list(preferences)
-    todo = sorted({i for i in wanted if out[i].reference is None})
+    todo = unscored(out, wanted)
     chunks = [todo[at:at + chunk] for at in range(0, len(todo), chunk)]
     starts, flat_size = {}, 0  # where each comparison's values start in one flat list
     for i in todo:
@@ -44,6 +52,8 @@ def with_reference(preferences: Sequence[Preference], wanted: Sequence[int], sco
         for row, i in enumerate(ids):
             values = logps[row][present[row]].tolist()
             flat[starts[i]:starts[i] + len(values)] = values
+        if progress is not None:
+            progress(min(len(todo), (number + 1) * chunk))
     flat = global_sum(flat, world)
     for i in todo:
         values = tuple(flat[starts[i]:starts[i] + len(out[i].candidates)])
