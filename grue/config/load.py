@@ -17,7 +17,7 @@ from grue.config.constraints import RULE_KEY, closest, rule_problems, schema_fie
 from grue.config.cross_fields import cross_field_problems
 from grue.config.identity import FILE_DIGEST
 from grue.config.identity import config_hash, semantic_config  # noqa: F401  (the config's identity, re-exported)
-from grue.config.schema import RunConfig, run_schema
+from grue.config.schema import RunConfig, run_schema, schema_config
 
 
 class ConfigError(ValueError):
@@ -104,7 +104,7 @@ def _check_choice(key: str, value: str) -> None:
 
 def _merge(cfg: DictConfig, layer: Mapping[str, Any] | DictConfig, where: str) -> DictConfig:
     try:
-        return OmegaConf.merge(cfg, layer)
+        return OmegaConf.unsafe_merge(cfg, layer)
     except (ConfigKeyError, ConfigAttributeError) as err:
         key = getattr(err, "full_key", "") or str(err)
         raise ConfigError(f"unknown config key {key!r} in {where}.{_closest(str(key), _keys().all)}") from None
@@ -117,7 +117,7 @@ def _merge(cfg: DictConfig, layer: Mapping[str, Any] | DictConfig, where: str) -
 
 def check_layer(layer: Mapping[str, Any], where: str) -> None:
     """Refuse a layer of settings (a task file's) with an unknown key or an ill-typed value, naming `where`."""
-    _merge(OmegaConf.structured(run_schema()), layer, where)
+    _merge(schema_config(), layer, where)
 
 
 def load_config(args: Iterable[str] = (), base: Mapping[str, Any] | None = None) -> DictConfig:
@@ -143,7 +143,7 @@ def load_config(args: Iterable[str] = (), base: Mapping[str, Any] | None = None)
     overrides.pop("task", None)
     where = task.origin or f"tasks/{task_name}.py"
 
-    cfg = OmegaConf.structured(run_schema())
+    cfg = schema_config()
     cfg = _merge(cfg, {"task": task_name, "algo": algo, "profile": profile}, "the command line")
     cfg = _merge(cfg, {"eval": {"metrics": list(task.metrics)}}, f"task {task_name}")
     cfg = _merge(cfg, task.base, f"{where} (base)")

@@ -100,14 +100,14 @@ def resolve_config(config: dict[str, Any]) -> tuple[Any, list[str]]:
     from omegaconf.errors import OmegaConfBaseException
 
     from grue.config.constraints import rule_problems
-    from grue.config.schema import run_schema
+    from grue.config.schema import run_schema, schema_config
 
     try:
         if config.get("task_file"):
             from tasks import adopt_recorded_task
 
             adopt_recorded_task(config)
-        cfg = OmegaConf.merge(OmegaConf.structured(run_schema()), config)
+        cfg = OmegaConf.merge(schema_config(), config)
         values = OmegaConf.to_container(cfg, resolve=True)
     except (OmegaConfBaseException, ValueError, KeyError, TypeError) as err:
         return None, [str(err).splitlines()[0]]
