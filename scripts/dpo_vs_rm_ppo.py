@@ -18,7 +18,11 @@ Everything goes through grue's own commands and runs, so the same command again 
 
 Prints a markdown table (test sentiment by the oracle classifier, paired gain over zero-shot with its
 standard error, perplexity, the implicit or learned reward's held-out accuracy, generated tokens and seconds
-of training, wall seconds) and writes <output-dir>/dpo_vs_rm_ppo.json.
+of training, wall seconds) and writes <output-dir>/dpo_vs_rm_ppo.json, or, with overrides, a file named by
+them (dpo_vs_rm_ppo-dpo.max_steps=null.json), so one arm's figures never overwrite another's.
+
+A study that spans sessions: `--complete-only` runs nothing and tabulates the seeds whose runs are all
+complete (the table says which seeds those are).
 """
 from __future__ import annotations
 
@@ -72,12 +76,29 @@ def run(args: list[str]) -> Path:
     return Run(load_config(args), args).execute()
 
 
+def complete_run(args: list[str]) -> Path | None:
+    """The run directory of `args` if that run is complete, else None (nothing is run)."""
+    from grue.config.identity import config_hash
+    from grue.run.run_dir import RunDir
+
+    cfg = load_config(args)
+    run_dir = RunDir.for_config(cfg, config_hash(cfg))
+    return run_dir.path if run_dir.complete() else None
+
+
+def summary_name(args: argparse.Namespace) -> str:
+    """dpo_vs_rm_ppo.json for the preset arms, else a name carrying the overrides."""
+    overrides = [*args.set, *args.dpo_set] + ([f"eval_n={args.eval_n}"] if args.eval_n else [])
+    return "-".join(["dpo_vs_rm_ppo", *overrides]).replace("/", "_") + ".json"
+
+
 def heldout_accuracy(arm: str, run_dir: Path, reward_model: Path) -> float:
     """DPO: its implicit reward's on the held-out answers (last log line); RM+PPO: the reward model's."""
     if arm == "dpo":
         log = [json.loads(line) for line in (run_dir / "logs" / "train.jsonl").read_text().splitlines()]
         return float(log[-1].get("heldout_accuracy", math.nan))
-    return float(json.loads((reward_model / "reward_model.json").read_text()).get("heldout_accuracy", math.nan))
+    record = reward_model / "reward_model.json"  # not kept with a study's runs (weights): absent on a new machine
+    return float(json.loads(record.read_text()).get("heldout_accuracy", math.nan)) if record.exists() else math.nan
 
 
 def main() -> None:
@@ -93,21 +114,34 @@ def main() -> None:
     parser.add_argument("--dpo-set", nargs="*", default=[], metavar="KEY=VALUE", help="overrides for the DPO runs")
     parser.add_argument("--output-dir", default="runs/dpo_vs_rm_ppo")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--complete-only", action="store_true",
+                        help="run nothing; tabulate the seeds whose runs are all complete")
     args = parser.parse_args()
 
     out = Path(args.output_dir)
     common = [f"task={args.task}", "profile=mini", f"threads={args.threads}"]
     evals = [f"data.max_val={args.eval_n}", f"data.max_test={args.eval_n}"] if args.eval_n else []
-    labels, label_s = make_labels(out, common, args.labels, args.k, args.label_model)
-    reward_model, rm_s = train_reward_model(out, common, labels, args.backbone)
+    if args.complete_only:
+        labels, label_s, reward_model, rm_s = out / "labels" / "comparisons.jsonl", math.nan, out / "reward_model", math.nan
+    else:
+        labels, label_s = make_labels(out, common, args.labels, args.k, args.label_model)
+        reward_model, rm_s = train_reward_model(out, common, labels, args.backbone)
     arms = {"rm_ppo": ["algo=ppo", "reward=learned", f"reward.model={reward_model}", CLASSIFIER, *args.set],
             "dpo": ["algo=dpo", f"dpo.comparisons={labels}", *args.dpo_set]}
     rows = []
     for seed in args.seeds:
         base = [*common, f"seed={seed}", f"output_dir={out}", *evals]
-        zero = prompt_scores(run([*base, "algo=zero_shot"]), "test", METRIC)
+        if args.complete_only:
+            dirs = {arm: complete_run([*base, *arm_args])
+                    for arm, arm_args in {"zero_shot": ["algo=zero_shot"], **arms}.items()}
+            if None in dirs.values():
+                print(f"[dpo-vs-rm] seed {seed}: not complete ({', '.join(a for a, d in dirs.items() if d is None)})")
+                continue
+        else:
+            dirs = {"zero_shot": run([*base, "algo=zero_shot"])}
+        zero = prompt_scores(dirs["zero_shot"], "test", METRIC)
         for arm, arm_args in arms.items():
-            run_dir = run([*base, *arm_args])
+            run_dir = dirs[arm] if args.complete_only else run([*base, *arm_args])
             doc = json.loads((run_dir / "results.json").read_text())
             mean, gain, se = paired(prompt_scores(run_dir, "test", METRIC), zero)
             cost = doc.get("cost", {})
@@ -128,7 +162,9 @@ def main() -> None:
         print(f"| {'RM+PPO' if arm == 'rm_ppo' else 'DPO'} | {','.join(str(r['seed']) for r in mine)} | "
               f"{mean('test_sentiment'):.3f} | {mean('gain'):+.3f} ({se:.3f}) | {mean('perplexity'):.1f} | "
               f"{mean('heldout_accuracy'):.3f} | {mean('train_generated_tokens'):.0f} | {mean('train_seconds'):.0f} |")
-    (out / "dpo_vs_rm_ppo.json").write_text(json.dumps({"labels": args.labels, "k": args.k, "label_seconds": label_s,
+    if args.complete_only:
+        return  # a partial table: the summary file is written by the whole study only
+    (out / summary_name(args)).write_text(json.dumps({"labels": args.labels, "k": args.k, "label_seconds": label_s,
                                                         "reward_model_seconds": rm_s, "runs": rows}, indent=1))
     if args.set or args.dpo_set or args.eval_n:
         print(f"(overrides: PPO {' '.join(args.set) or '-'}; DPO {' '.join(args.dpo_set) or '-'}; "
