@@ -40,7 +40,6 @@ def sample_candidates(policy: Any, prompts: Sequence[str], gen_cfg: Any, k: int)
     return [texts[i * k:(i + 1) * k] for i in range(len(prompts))]
 
 
-
 def make_queries(policy: Any, samples: Sequence[Sample], gen_cfg: Any, k: int, source: str, prefix: str,
                  seed: int, task: Optional[str] = None, chunk_size: int = CHUNK, start: int = 0,
                  progress: Optional[Callable[[int], None]] = None) -> Iterator[list[Comparison]]:

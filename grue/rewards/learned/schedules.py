@@ -35,10 +35,10 @@ from grue.rewards.learned.model import RewardModel, is_reward_model_dir
 from grue.rewards.learned.plan import (SCHEDULES, Round, online_label_target, rl_iterations, round_of,  # noqa: F401
                                        schedule_problem, schedule_rounds, start_iterations)
 from grue.rewards.learned.queries import extend_queries, query_samples
-from grue.run.display import tenths
 from grue.rewards.learned.reward import LearnedReward
 from grue.rewards.learned.rng import isolated_rng
 from grue.rewards.learned.training import TrainingSettings, fit_reward_model
+from grue.run.display import tenths
 
 LABELS_FILE = Path("labels") / "comparisons.jsonl"
 MODELS_DIR = Path("reward_model")

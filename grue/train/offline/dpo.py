@@ -21,11 +21,11 @@ from typing import Any, Callable, Optional, Sequence
 import torch
 
 from grue.policy.masking import action_log_probs
+from grue.run.display import tenths
 from grue.runtime.distributed import average_gradients, contiguous_shard, global_sum, world_of
 from grue.train.checkpoint import load_trainable_state, trainable_state
 from grue.train.offline.dpo_loss import choice_stats, dpo_loss
 from grue.train.offline.preferences import Preference, read_preferences, widest
-from grue.run.display import tenths
 from grue.train.offline.reference import reference_matrix, unscored, with_reference
 
 
