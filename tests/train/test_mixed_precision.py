@@ -6,8 +6,8 @@ The recorded sampling distribution and the PPO ratio stay consistent under autoc
   recorded and recomputed log-probs within 1e-5 (they agree to 5e-7: sampling and the update run the same
   bf16 products per position, and the temperature divides float32 logits on both sides). Where torch
   emulates bf16 (an AVX2-only CPU), the cached decode's few-row products and the update's full pass take
-  different kernels and round differently: the largest gap these tests see there is 6e-4 (run this file
-  with a plugin that records allclose's gaps), so they hold to EMULATED_BF16_ATOL, still far inside what a
+  different kernels and round differently: the largest gap these tests see there is 6e-4
+  (`python scripts/bf16_consistency_gaps.py`), so they hold to EMULATED_BF16_ATOL, still far inside what a
   wrong temperature or mask would move (0.1 and more);
 - encoder-decoder (T5): the incremental decoder and the teacher-forced pass round differently in bf16,
   so the recorded and recomputed log-probs agree to 0.1 per token at most and 0.01 on average (measured
@@ -22,6 +22,7 @@ from accelerate import Accelerator
 
 from grue.data.sample import Sample
 from grue.policy.load import build_value, reference_model
+from grue.policy.packed_linear import bf16_packing_supported
 from grue.runtime.accelerator import autocast, check_mixed_precision, make_accelerator
 from grue.train.rl.nlpo import NLPOTrainer
 from tests.policy.rollout_settings import rollout_settings
@@ -37,7 +38,7 @@ def _tests_taking(module, fixture):
 
 
 CAUSAL = _tests_taking(consistency_tests, "tiny_causal_policy")
-NATIVE_BF16 = torch.ops.mkldnn._is_mkldnn_bf16_supported()
+NATIVE_BF16 = bf16_packing_supported()  # oneDNN's own test for bf16 instructions
 EMULATED_BF16_ATOL = 5e-3
 BF16_LOGP_ATOL = consistency_tests.LOGP_ATOL if NATIVE_BF16 else EMULATED_BF16_ATOL
 SEQ2SEQ_MAX, SEQ2SEQ_MEAN = 0.1, 0.01
