@@ -18,7 +18,7 @@ Everything goes through grue's own commands and runs, so the same command again 
 
 Prints a markdown table (test sentiment by the oracle classifier, paired gain over zero-shot with its
 standard error, perplexity, the implicit or learned reward's held-out accuracy, generated tokens and seconds
-of training, wall seconds) and writes <output-dir>/dpo_vs_rm_ppo.json, or, with overrides, a file named by
+of training, wall seconds), then DPO minus RM+PPO paired per test prompt for each seed, and writes <output-dir>/dpo_vs_rm_ppo.json, or, with overrides, a file named by
 them (dpo_vs_rm_ppo-dpo.max_steps=null.json), so one arm's figures never overwrite another's.
 
 A study that spans sessions: `--complete-only` runs nothing and tabulates the seeds whose runs are all
@@ -128,7 +128,7 @@ def main() -> None:
         reward_model, rm_s = train_reward_model(out, common, labels, args.backbone)
     arms = {"rm_ppo": ["algo=ppo", "reward=learned", f"reward.model={reward_model}", CLASSIFIER, *args.set],
             "dpo": ["algo=dpo", f"dpo.comparisons={labels}", *args.dpo_set]}
-    rows = []
+    rows, head_to_head = [], []
     for seed in args.seeds:
         base = [*common, f"seed={seed}", f"output_dir={out}", *evals]
         if args.complete_only:
@@ -140,10 +140,12 @@ def main() -> None:
         else:
             dirs = {"zero_shot": run([*base, "algo=zero_shot"])}
         zero = prompt_scores(dirs["zero_shot"], "test", METRIC)
+        scores = {}
         for arm, arm_args in arms.items():
             run_dir = dirs[arm] if args.complete_only else run([*base, *arm_args])
             doc = json.loads((run_dir / "results.json").read_text())
-            mean, gain, se = paired(prompt_scores(run_dir, "test", METRIC), zero)
+            scores[arm] = prompt_scores(run_dir, "test", METRIC)
+            mean, gain, se = paired(scores[arm], zero)
             cost = doc.get("cost", {})
             rows.append({"arm": arm, "seed": seed, "test_sentiment": mean, "gain": gain, "gain_se": se,
                          "perplexity": doc["metrics"]["test"].get("perplexity", math.nan),
@@ -151,6 +153,8 @@ def main() -> None:
                          "train_generated_tokens": cost.get("train_generated_tokens", math.nan),
                          "train_seconds": cost.get("train_seconds", math.nan), "wall_s": doc.get("wall_time_s"),
                          "run_dir": str(run_dir)})
+        _, diff, diff_se = paired(scores["dpo"], scores["rm_ppo"])  # the same test prompts, prompt by prompt
+        head_to_head.append({"seed": seed, "dpo_minus_rm_ppo": diff, "se": diff_se})
     print(f"\nlabels: {args.labels} {args.k}-way comparisons ({label_s:.0f} s to sample and label), reward model "
           f"{rm_s:.0f} s; test {METRIC} by the oracle classifier, gains paired per prompt against zero-shot\n")
     print("| arm | seeds | test sentiment | gain over zero-shot (SE) | test ppl | held-out acc. | train tokens | train s |")
@@ -162,10 +166,16 @@ def main() -> None:
         print(f"| {'RM+PPO' if arm == 'rm_ppo' else 'DPO'} | {','.join(str(r['seed']) for r in mine)} | "
               f"{mean('test_sentiment'):.3f} | {mean('gain'):+.3f} ({se:.3f}) | {mean('perplexity'):.1f} | "
               f"{mean('heldout_accuracy'):.3f} | {mean('train_generated_tokens'):.0f} | {mean('train_seconds'):.0f} |")
+    if head_to_head:
+        each = ", ".join(f"seed {h['seed']} {h['dpo_minus_rm_ppo']:+.3f} ({h['se']:.3f})" for h in head_to_head)
+        mean = statistics.fmean(h["dpo_minus_rm_ppo"] for h in head_to_head)
+        se = math.sqrt(sum(h["se"] ** 2 for h in head_to_head)) / len(head_to_head)
+        print(f"\nDPO minus RM+PPO, paired per test prompt: {each}; mean {mean:+.3f} ({se:.3f})")
     if args.complete_only:
         return  # a partial table: the summary file is written by the whole study only
     (out / summary_name(args)).write_text(json.dumps({"labels": args.labels, "k": args.k, "label_seconds": label_s,
-                                                        "reward_model_seconds": rm_s, "runs": rows}, indent=1))
+                                                        "reward_model_seconds": rm_s, "runs": rows,
+                                                        "dpo_minus_rm_ppo": head_to_head}, indent=1))
     if args.set or args.dpo_set or args.eval_n:
         print(f"(overrides: PPO {' '.join(args.set) or '-'}; DPO {' '.join(args.dpo_set) or '-'}; "
               f"eval prompts {args.eval_n or 'preset'})")
