@@ -65,6 +65,7 @@ def model_facts(cfg: Any, model_ref: Optional[str] = None) -> ModelFacts:
 
     from grue.assets import resolve_model
     from grue.policy import lora
+    from grue.policy.stack_config import decoder_config, stack_configs
 
     config = AutoConfig.from_pretrained(resolve_model(model_ref or cfg.model.policy, task=cfg.task))
     auto = AutoModelForSeq2SeqLM if cfg.model.kind == "seq2seq" else AutoModelForCausalLM
@@ -80,17 +81,20 @@ def model_facts(cfg: Any, model_ref: Optional[str] = None) -> ModelFacts:
     if settings is not None:
         lora.add_adapters(model, settings)
         adapters = sum(p.numel() for n, p in model.named_parameters() if lora.is_adapter_key(n))
-    hidden = int(getattr(config, "hidden_size", None) or getattr(config, "d_model"))
-    heads = int(getattr(config, "num_attention_heads", None) or getattr(config, "num_heads", 1))
-    kv_heads = int(getattr(config, "num_key_value_heads", None) or heads)
-    head_dim = int(getattr(config, "head_dim", None) or getattr(config, "d_kv", None) or hidden // heads)
-    layers = int(getattr(config, "num_hidden_layers", None) or getattr(config, "num_layers", None)
-                 or getattr(config, "n_layer"))
+    # sizes from the decoder's config where two stacks keep one each (EncoderDecoderModel, grue.policy.stack_config)
+    encoder, decoder = stack_configs(config)[0], decoder_config(config)
+    hidden = int(getattr(decoder, "hidden_size", None) or getattr(decoder, "d_model"))
+    heads = int(getattr(decoder, "num_attention_heads", None) or getattr(decoder, "num_heads", 1))
+    kv_heads = int(getattr(decoder, "num_key_value_heads", None) or heads)
+    head_dim = int(getattr(decoder, "head_dim", None) or getattr(decoder, "d_kv", None) or hidden // heads)
+    layers = int(getattr(encoder, "num_hidden_layers", None) or getattr(encoder, "num_layers", None)
+                 or getattr(encoder, "n_layer"))
     if cfg.model.kind == "seq2seq":  # the decoder's layers run per action; the encoder's per prompt token
-        layers += int(getattr(config, "num_decoder_layers", None) or layers)
-    mlp = int(getattr(config, "intermediate_size", None) or getattr(config, "d_ff", None)
-              or getattr(config, "n_inner", None) or 4 * hidden)
-    return ModelFacts(params, trunk, adapters, layers, hidden, kv_heads * head_dim, mlp, int(config.vocab_size))
+        own_stack = getattr(decoder, "num_hidden_layers", None) if decoder is not encoder else None
+        layers += int(getattr(decoder, "num_decoder_layers", None) or own_stack or layers)
+    mlp = int(getattr(decoder, "intermediate_size", None) or getattr(decoder, "d_ff", None)
+              or getattr(decoder, "n_inner", None) or 4 * hidden)
+    return ModelFacts(params, trunk, adapters, layers, hidden, kv_heads * head_dim, mlp, int(decoder.vocab_size))
 
 
 def _world(cfg: Any) -> tuple[int, Optional[str]]:

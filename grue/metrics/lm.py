@@ -34,6 +34,7 @@ import torch.nn.functional as F
 
 from grue.metrics.base import MetricContext, MetricInputs, MetricUnavailable, MetricValue
 from grue.metrics.registry import register
+from grue.policy.stack_config import position_limit, stack_configs
 
 _SEPARATOR = "\n\n"
 
@@ -51,12 +52,10 @@ def _frozen(model: torch.nn.Module) -> Iterator[None]:
 
 
 def model_max_positions(model: Any) -> int | None:
-    """The model's absolute position limit, or None for relative-position models such as T5."""
-    for key in ("n_positions", "max_position_embeddings", "n_ctx"):
-        value = getattr(model.config, key, None)
-        if isinstance(value, int) and value > 0:
-            return value
-    return None
+    """The model's absolute position limit, or None for relative-position models such as T5. Two joined
+    stacks (EncoderDecoderModel) each have their own; both read the same tokenized text, so the smaller."""
+    limits = [limit for config in stack_configs(model.config) if (limit := position_limit(config))]
+    return min(limits) if limits else None
 
 
 def sliding_windows(n_tokens: int, max_length: int, stride: int) -> list[tuple[int, int, int]]:

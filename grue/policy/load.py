@@ -19,10 +19,15 @@ from grue.policy.value import SeparateValue, SharedValue
 
 
 def _quiet_transformers() -> None:
+    import warnings
+
     from transformers.utils import logging as hf_logging
 
     hf_logging.set_verbosity_error()
     hf_logging.disable_progress_bar()
+    # EncoderDecoderModel (packaged:minilm2minilm) warns at every loss computed from labels that models
+    # fine-tuned before transformers 4.12 may train differently: history, nothing a run can act on.
+    warnings.filterwarnings("ignore", message="Version v4.12.0 introduces a better way", category=FutureWarning)
 
 
 def training_dtype(name: str) -> Any:

@@ -15,6 +15,7 @@ import torch
 from grue.policy.base import LMPolicy
 from grue.policy.batch import PromptBatch
 from grue.policy.mask_processor import Seq2SeqMaskProcessor
+from grue.policy.stack_config import position_limit, stack_configs
 
 
 def decoder_start_id(model: Any) -> int:
@@ -60,6 +61,10 @@ class Seq2SeqPolicy(LMPolicy):
             if pad is None:
                 raise ValueError("the seq2seq tokenizer and model config define no pad token")
             tokenizer.pad_token = tokenizer.convert_ids_to_tokens(pad)
+        positions = position_limit(stack_configs(model.config)[0])  # the encoder's; None for T5's relative ones
+        if positions and max_prompt_length > positions:
+            raise ValueError(f"model.max_prompt_length={max_prompt_length} is longer than the encoder's "
+                             f"{positions} positions; set model.max_prompt_length={positions} or less")
         super().__init__(model, tokenizer, max_prompt_length, padding_side, truncation_side, device)
         self.decoder_start_id = decoder_start_id(model)
 

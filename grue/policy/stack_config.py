@@ -15,3 +15,19 @@ def decoder_config(config: Any) -> Any:
     """`config.decoder` for a config made of one config per stack, else `config` itself."""
     nested = getattr(config, "decoder", None)
     return nested if nested is not None and hasattr(nested, "to_dict") else config
+
+
+def stack_configs(config: Any) -> list[Any]:
+    """The config of each stack: the nested encoder's and decoder's where there are any, else `config`."""
+    nested = [getattr(config, name, None) for name in ("encoder", "decoder")]
+    nested = [c for c in nested if c is not None and hasattr(c, "to_dict")]
+    return nested or [config]
+
+
+def position_limit(config: Any) -> int | None:
+    """One stack's absolute position limit, or None where its positions are relative (T5)."""
+    for key in ("n_positions", "max_position_embeddings", "n_ctx"):
+        value = getattr(config, key, None)
+        if isinstance(value, int) and value > 0:
+            return value
+    return None
