@@ -106,6 +106,21 @@ def test_the_reference_scores_each_candidate_once_in_all(tiny_causal_policy, tmp
     assert sum(slow_calls) == 4 * 6  # what the cache saves: the old trainer scored each step's batch again
 
 
+def test_prepare_scores_before_the_first_step_which_still_reports_it(tiny_causal_policy, tmp_path):
+    """The preference loop calls prepare() before its bar opens (its time-left estimate reads the steps only);
+    the scoring is done once and still counted in the first step's seconds, as when the step does it."""
+    path = praise_comparisons(tmp_path / "c.jsonl", 24, seed=1)
+    trainer = DPOTrainer(config(path), tiny_causal_policy, frozen_copy(tiny_causal_policy.model), Accelerator(cpu=True))
+    calls = counting_rows(trainer.ref_model)
+    trainer.prepare()
+    assert sum(calls) == 4 * len(trainer.train)  # every training candidate, before any step
+    scoring = trainer._prepared_s
+    logs = [trainer.train_step() for _ in range(2)]
+    assert sum(calls) == 4 * len(trainer.train)  # not again
+    assert logs[0]["reference_seconds"] == scoring and logs[0]["seconds"] >= scoring > 0
+    assert "reference_seconds" not in logs[1]
+
+
 def test_a_run_stopped_by_max_steps_scores_only_the_answers_its_steps_read(tiny_causal_policy, tmp_path):
     path = praise_comparisons(tmp_path / "c.jsonl", 24, seed=1)
     trainer = DPOTrainer(config(path, max_steps=2), tiny_causal_policy, frozen_copy(tiny_causal_policy.model),

@@ -20,6 +20,8 @@ def train_preferences(run: RunServices, trainer_class: Any, policy: Any) -> Trai
     trainer.say = run.say  # what the trainer reports before the bar below moves
     resume_latest(run, trainer, lambda: trainer.step, "step",
                   lambda: f"resumed {cfg.algo} after step {trainer.step}/{trainer.total_steps}")
+    if hasattr(trainer, "prepare"):  # one-off work before the first step (DPO: the reference's scoring)
+        trainer.prepare()
     every = cfg.dpo.save_every
     with run.bar(f"{cfg.algo} {cfg.task}", trainer.total_steps, trainer.step) as bar:
         while trainer.step < trainer.total_steps:
