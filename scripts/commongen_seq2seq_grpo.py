@@ -11,7 +11,8 @@ started from: the gain is what GRPO itself added.
 
 The supervised settings (all 1,336 training concept sets, 5 epochs at 1e-4) are this study's, not the
 mini preset's (200 sets, 1 epoch at 2e-5, which is sized for the pretrained SmolLM2): the new
-cross-attention needs them before the decoder writes sentences. GRPO keeps the mini preset.
+cross-attention needs them before the decoder writes sentences. GRPO keeps the mini preset; `--set` overrides
+it (the GRPO runs only; the supervised run is shared), and the summary file is then named by the overrides.
 Every run goes through grue's own runs, so the same command again reuses what is finished;
 `--complete-only` runs nothing and tabulates the seeds whose runs are complete.
 """
@@ -50,6 +51,8 @@ def main() -> None:
     parser.add_argument("--eval-n", type=int, default=100, help="val/test concept sets")
     parser.add_argument("--output-dir", default="runs/commongen_seq2seq_grpo")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE",
+                        help="overrides for the GRPO runs (e.g. a longer budget: ppo.total_steps=20480)")
     parser.add_argument("--complete-only", action="store_true", help="run nothing; tabulate the complete seeds")
     args = parser.parse_args()
 
@@ -60,7 +63,7 @@ def main() -> None:
                 *POLICY, *SUPERVISED]
         # the supervised run first: supervised_grpo would make it too, but its own line says which it is
         supervised = run_dir([*base, "algo=supervised"], args.complete_only)
-        grpo = run_dir([*base, "algo=supervised_grpo"], args.complete_only) if supervised else None
+        grpo = run_dir([*base, "algo=supervised_grpo", *args.set], args.complete_only) if supervised else None
         if supervised is None or grpo is None:
             print(f"[seq2seq-grpo] seed {seed}: not complete")
             continue
@@ -76,7 +79,7 @@ def main() -> None:
         rows.append(row)
 
     print(f"\nCommonGen mini, minilm2minilm (seq2seq); test, {args.eval_n} concept sets; GRPO's gain paired per "
-          "concept set against the supervised run it started from (SE)\n")
+          f"concept set against the supervised run it started from (SE); GRPO overrides: {' '.join(args.set) or '-'}\n")
     print("| seed | " + " | ".join(f"{m}: supervised -> GRPO (gain, SE)" for m in METRICS)
           + " | train tokens | train s | KL/token |")
     print("|---" * (len(METRICS) + 4) + "|")
@@ -86,7 +89,8 @@ def main() -> None:
         print(f"| {r['seed']} | " + " | ".join(cells) + f" | {r['train_generated_tokens']:.0f} | "
               f"{r['train_seconds']:.0f} | {r['kl_per_token']:.3f} |")
     if not args.complete_only and rows:
-        (Path(args.output_dir) / "commongen_seq2seq_grpo.json").write_text(json.dumps(rows, indent=1))
+        name = "-".join(["commongen_seq2seq_grpo", *args.set]).replace("/", "_") + ".json"  # one file per arm
+        (Path(args.output_dir) / name).write_text(json.dumps(rows, indent=1))
 
 
 if __name__ == "__main__":
