@@ -21,6 +21,7 @@ from grue.assets.resolve import cache_root
 
 NAME = "minilm2minilm"
 INIT_SEED = 0  # the new cross-attention and head weights
+HUB_COPY_OF = "sentence-transformers/all-MiniLM-L6-v2"  # what the packaged MiniLM is (grue.results.model_card)
 
 
 def build_minilm2minilm(out: Path, base: Path) -> None:
@@ -39,6 +40,8 @@ def build_minilm2minilm(out: Path, base: Path) -> None:
             model = EncoderDecoderModel.from_encoder_decoder_pretrained(str(base), str(base))
     finally:
         hf_logging.set_verbosity(verbosity)
+    for stack in (model.config.encoder, model.config.decoder):  # not this machine's path to the package
+        stack._name_or_path = HUB_COPY_OF
     for config in (model.config, model.generation_config):
         config.decoder_start_token_id = tok.cls_token_id
         config.bos_token_id = tok.cls_token_id

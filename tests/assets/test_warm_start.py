@@ -1,8 +1,10 @@
 """packaged:minilm2minilm: the BERT2BERT encoder-decoder built from the packaged MiniLM (grue.assets.warm_start)."""
+import json
+
 import torch
 
 from grue.assets import packaged
-from grue.assets.warm_start import build_minilm2minilm
+from grue.assets.warm_start import HUB_COPY_OF, build_minilm2minilm
 
 
 def test_it_is_built_once_loads_as_a_seq2seq_lm_and_ends_answers_with_sep(monkeypatch, tmp_path):
@@ -17,6 +19,9 @@ def test_it_is_built_once_loads_as_a_seq2seq_lm_and_ends_answers_with_sep(monkey
     assert (tok.eos_token, tok.eos_token_id) == ("[SEP]", model.config.eos_token_id)
     assert model.config.decoder_start_token_id == model.generation_config.decoder_start_token_id == tok.cls_token_id
     assert model.config.pad_token_id == tok.pad_token_id
+    # the config names the hub model both stacks are copies of, not where this machine keeps the package
+    config = json.loads((path / "config.json").read_text())
+    assert config["encoder"]["_name_or_path"] == config["decoder"]["_name_or_path"] == HUB_COPY_OF
     # both stacks are MiniLM's pretrained weights; the decoder's own self-attention too
     from transformers import AutoModel
 
