@@ -66,10 +66,10 @@ def _config(doc: Mapping[str, Any]) -> dict[str, Any]:
 
 def setting_of(doc: Mapping[str, Any]) -> tuple:
     """What makes two results documents seeds of one setting (the board's row key)."""
-    from grue.board.numbers.setting import setting_id, setting_items
+    from grue.board.numbers.setting import init_model_name, setting_id, setting_items
 
-    return (doc.get("task"), doc.get("profile"), doc.get("algo"), doc.get("reward") or "", doc.get("init_model") or "",
-            setting_id(setting_items(doc)))
+    return (doc.get("task"), doc.get("profile"), doc.get("algo"), doc.get("reward") or "",
+            init_model_name(doc.get("init_model")), setting_id(setting_items(doc)))
 
 
 def _load(path: Path) -> dict[str, Any] | None:

@@ -114,3 +114,24 @@ def test_a_group_absent_from_one_setting_is_named_by_the_key_that_tells_them_apa
     assert telling_keys([plain, critic, other]) == ["critic.model", "reward.dense"]
     # a group that only some settings have, with nothing else differing, is still named
     assert telling_keys([plain, {**plain, "critic.model": '"m"'}]) == ["critic.model"]
+
+
+def test_seeds_of_a_warm_started_setting_are_one_row_though_each_starts_from_its_own_run(tmp_path):
+    """A warm start's init_model is its first run's model/ folder, named by that run's seed and hash: the
+    board names it once for every seed, and a model that is no run's folder keeps its name."""
+    from grue.board.numbers.setting import init_model_name
+    from grue.results.model_card import setting_of
+
+    docs = []
+    for seed, run_hash in ((0, "9521c0cc"), (1, "04ddd3fc")):
+        doc = results_doc("imdb", "supervised_ppo", seed, {"test": {"sentiment": 0.5 + 0.1 * seed}},
+                          init_model=f"studies/x/imdb-mini-supervised-seed{seed}-{run_hash}/model")
+        doc["config"] = run_config("supervised_ppo", seed)
+        docs.append(doc)
+        write_run(tmp_path, doc)
+    agg = aggregate(seed_frame(collect([tmp_path]).runs))
+    row = agg[(agg["split"] == "test") & (agg["metric"] == "sentiment")]
+    assert len(row) == 1 and row["n"].iloc[0] == 2 and row["init_model"].iloc[0] == "imdb-mini-supervised run"
+    assert setting_of(docs[0]) == setting_of(docs[1])  # model cards and submissions pool them the same way
+    assert init_model_name("packaged:smollm2-135m") == "packaged:smollm2-135m"
+    assert init_model_name("runs/my-model") == "runs/my-model"

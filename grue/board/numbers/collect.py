@@ -14,7 +14,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterable
 
-from grue.board.numbers.setting import setting_id, setting_items, setting_labels, telling_keys
+from grue.board.numbers.setting import init_model_name, setting_id, setting_items, setting_labels, telling_keys
 from grue.results.schema import validate_results
 from grue.run.run_dir import RunDir
 
@@ -53,7 +53,8 @@ class Run:
 
     @property
     def init_model(self) -> str:
-        return self.doc.get("init_model") or ""
+        """The same for every seed of a setting (a warm start's own run directory is named by its seed)."""
+        return init_model_name(self.doc.get("init_model"))
 
     @cached_property
     def setting_items(self) -> dict[str, str]:

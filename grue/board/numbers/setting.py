@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Any, Iterable, Mapping
 
 from grue.config.identity import semantic_config
@@ -23,6 +24,19 @@ from grue.config.identity import semantic_config
 PER_RUN_KEYS: frozenset[str] = frozenset({"seed", "predictions", "predictions_sha256"})
 NO_SETTING = ""  # a results document that records no config: every such run shares one setting
 UNRECORDED = "config not recorded"  # its label, beside settings that do record one
+
+
+# A warm-started run's init_model is the model/ directory of the run it started from, named by that run's
+# seed and hash (<output_dir>/commongen-mini-supervised-seed1-04ddd3fc/model): different for every seed.
+_RUN_MODEL = re.compile(r"(?:^|.*[/\\])(?P<run>[^/\\]+)-seed\d+-[0-9a-f]{8}[/\\]model[/\\]?$")
+
+
+def init_model_name(init_model: str | None) -> str:
+    """The initial model as one name for every seed: a run's own model/ directory becomes "<its
+    task-profile-algorithm> run" (the seed, hash and output folder dropped); anything else is itself."""
+    value = init_model or ""
+    match = _RUN_MODEL.match(value)
+    return f"{match['run']} run" if match else value
 
 
 def flatten(config: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
