@@ -124,8 +124,9 @@ class DPOTrainer:
 
     def prepare(self) -> None:
         """Score the training answers under the reference now: the preference loop calls it before its bar
-        opens, so the bar's time left is read from the steps alone (the scoring took 20-60 minutes on a
-        CPU for the 1,000-label study; counted in the first step, its estimate said hours too many)."""
+        opens, so the bar's time left is read from the steps alone. In docs/algorithms.md's equal-labels
+        study (its command is there) the scoring took 20-33 minutes a run on one CPU thread; counted as the
+        first step, it made the estimate hours too long."""
         self._prepared_s = self._cache_reference("train")
 
     def _next_batch(self) -> list[Preference]:
