@@ -10,6 +10,7 @@ from board_fixtures import results_doc, write_run
 from grue.board.build import BoardOptions, build_board
 from grue.board.numbers.collect import collect
 from grue.board.numbers.label_budget import budget_points, reference_levels
+from grue.board.render.plots import level_label
 from grue.board.render.site import write_site
 
 # (schedule, labels, seed) -> (test sentiment, reward-model held-out accuracy); fixture values, not results
@@ -60,6 +61,21 @@ def test_levels_are_the_runs_without_a_learned_reward(study):
     assert levels.loc["ppo", "mean"] == pytest.approx((0.75 + 0.73) / 2) and levels.loc["ppo", "reward"] == "sentiment"
     assert levels.loc["zero_shot", "mean"] == pytest.approx(0.65)
     assert reference_levels(collect([study]).runs, "imdb", "test", ["paper"]).empty
+
+
+def test_each_level_names_the_oracle_reward_it_was_trained_on(study):
+    """Two direct arms of one algorithm (P(positive) and its standardised form) must not share a legend entry."""
+    before = tuple(study.glob("*"))  # then a second oracle arm beside the fixture's `sentiment` one
+    for seed, sentiment in ((0, 0.79), (1, 0.81)):
+        doc = results_doc("imdb", "ppo", seed, {"test": {"sentiment": sentiment, "perplexity": 60.0}},
+                          reward="sentiment_normalised")
+        doc["config_hash"] = "fixture-scaled"
+        write_run(study, doc, f"scaled-s{seed}")
+    assert len(tuple(study.glob("*"))) == len(before) + 2
+    levels = reference_levels(collect([study]).runs, "imdb", "test", ["mini"])
+    labels = {row["reward"] or "none": level_label(row) for _, row in levels.iterrows()}
+    assert labels == {"none": "Zero-Shot, 2 seed(s)", "sentiment": "PPO on the oracle (sentiment), 2 seed(s)",
+                      "sentiment_normalised": "PPO on the oracle (sentiment_normalised), 2 seed(s)"}
 
 
 def test_the_task_page_shows_the_curve_only_where_there_are_learned_rewards(study, tmp_path_factory):

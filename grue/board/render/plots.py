@@ -110,6 +110,17 @@ def curves_figure(train: pd.DataFrame, evals: pd.DataFrame, task: str) -> bytes 
     return _png(fig)
 
 
+LEVEL_DASHES = ["--", ":", "-.", (0, (5, 1, 1, 1, 1, 1))]
+
+
+def level_label(level: pd.Series) -> str:
+    """A reference level's legend entry: the algorithm, the oracle reward it was trained on (two oracle
+    arms of one algorithm differ only there), its setting and its seeds."""
+    name = algo_label(level["algo"]) + (f" on the oracle ({level['reward']})" if level["reward"] else "")
+    name += f" ({level['setting_label']})" if level["setting_label"] else ""
+    return f"{name}, {int(level['n'])} seed(s)"
+
+
 def budget_figure(points: pd.DataFrame, levels: pd.DataFrame, metric: str, split: str) -> bytes | None:
     """The label-budget curve: (a) the oracle metric of RL on a learned reward against the comparisons
     it used, one line per label schedule, beside the levels of zero-shot and RL on the oracle itself;
@@ -125,11 +136,11 @@ def budget_figure(points: pd.DataFrame, levels: pd.DataFrame, metric: str, split
         style = dict(color=algo_colour(algo), ls=ls, marker=marker, ms=5)
         oracle_ax.errorbar(line["labels"], line["mean"], yerr=line["std"].fillna(0), label=label, capsize=3, **style)
         accuracy_ax.plot(line["labels"], line["rm_accuracy"], label=label, **style)
-    for _, level in levels.iterrows():
-        name = algo_label(level["algo"]) + (" on the oracle" if level["reward"] else "")
-        name += f" ({level['setting_label']})" if level["setting_label"] else ""
-        oracle_ax.axhline(level["mean"], color=algo_colour(level["algo"]), ls="--", lw=1,
-                          label=f"{name}, {int(level['n'])} seed(s)")
+    for i, (_, level) in enumerate(levels.iterrows()):
+        # one algorithm's levels share a colour, so the dash pattern tells e.g. P(positive) from its
+        # standardised form apart
+        oracle_ax.axhline(level["mean"], color=algo_colour(level["algo"]), ls=LEVEL_DASHES[i % len(LEVEL_DASHES)],
+                          lw=1, label=level_label(level))
     for ax in axes:
         ax.set_xscale("log")
         ax.set_xticks(sorted(set(points["labels"])), [str(v) for v in sorted(set(points["labels"]))])
