@@ -74,8 +74,8 @@ def test_kl_penalty_holds_the_policy_near_the_reference(tiny_causal_policy):
 
     Drift is the exact KL on fixed text, not the trainer's sampled per-token estimate: over 2 prompts
     and 8 updates that estimate is noisy enough that beta 5 read above beta 0 on one machine while
-    the exact KL was 4x lower. Measured over seeds 0-3: beta 0 gives 0.15-0.28, beta 5 gives
-    0.044-0.048."""
+    the exact KL was 4x lower. Measured with this test's drift() at seeds 0-3 (change the seed tuples
+    below to reproduce): beta 0 gives 0.15-0.28, beta 5 gives 0.044-0.048."""
     prompts = ["The film was", "dogs run in"]
     samples = [Sample(str(i), p, ("",)) for i, p in enumerate(prompts)]
     policy = tiny_causal_policy
