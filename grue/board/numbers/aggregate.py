@@ -13,7 +13,9 @@ import pandas as pd
 from scipy import stats
 
 from grue.board.numbers.collect import Run
+from grue.board.numbers.run_facts import critic_of, regulariser_text
 from grue.board.metric_info import higher_is_better
+from grue.board.submit.shown import CLAIM_KEYS, aggregate_columns, findings_of, seed_columns
 
 # What sets apart the entries of one algorithm on one task: the optimised reward, the initial model and
 # the setting (the config without the seed; `setting_label` names the keys that differ, see setting.py).
@@ -21,11 +23,14 @@ VARIANT_KEYS: list[str] = ["reward", "init_model", "setting", "setting_label"]
 ROW_KEYS: list[str] = ["task", "algo", "reward", "init_model", "profile", "setting", "setting_label"]
 # What a run spent (results.json `cost`, grue/results/cost.py), beside its metrics; NaN where a run does not say.
 COST_KEYS: list[str] = ["train_generated_tokens", "train_seconds", "eval_generated_tokens"]
+# What a run trained with, read from its recorded config (run_facts.py): its critic (shared | separate | none)
+# and its KL regulariser in words. One value per row, since every seed of a row shares one setting.
+FACT_KEYS: list[str] = ["critic", "regulariser"]
 SEED_COLUMNS: list[str] = ROW_KEYS + ["seed", "split", "metric", "value", "higher_is_better", "n_samples", "run_dir",
-                                    "verified"] + COST_KEYS
+                                    "verified"] + COST_KEYS + FACT_KEYS + CLAIM_KEYS
 AGG_COLUMNS: list[str] = ROW_KEYS + ["split", "metric", "higher_is_better", "n", "mean", "std", "sem",
                                      "ci_low", "ci_high", "seeds", "n_samples", "verified"] \
-    + COST_KEYS + [f"{k}_std" for k in COST_KEYS]
+    + COST_KEYS + [f"{k}_std" for k in COST_KEYS] + FACT_KEYS + CLAIM_KEYS
 CONFIDENCE = 0.95
 
 
@@ -43,13 +48,16 @@ def seed_frame(runs: list[Run]) -> pd.DataFrame:
     for run in runs:
         declared = run.higher_is_better
         labels = dict(zip(ROW_KEYS, run.key))
+        facts = {"critic": critic_of(run.doc), "regulariser": regulariser_text(run.doc)}
+        found = findings_of(run.path)  # what the board's verification record says (submit/shown.py)
         for split in run.doc["metrics"]:
             cost = run_cost(run, split)
             for metric, value in run.metrics(split).items():
                 rows.append({
                     **labels, "seed": run.seed, "split": split, "metric": metric,
                     "value": value, "higher_is_better": higher_is_better(metric, declared),
-                    "n_samples": run.n_samples(split), "run_dir": str(run.path), "verified": run.verified, **cost,
+                    "n_samples": run.n_samples(split), "run_dir": str(run.path), "verified": run.verified, **cost, **facts,
+                    **seed_columns(found, split, metric),
                 })
     return pd.DataFrame(rows, columns=SEED_COLUMNS)
 
@@ -91,8 +99,11 @@ def aggregate(seeds: pd.DataFrame) -> pd.DataFrame:
             spent = group[key].dropna() if key in group else pd.Series(dtype=float)
             row[key] = float(spent.mean()) if len(spent) else math.nan
             row[f"{key}_std"] = float(spent.std(ddof=1)) if len(spent) > 1 else math.nan
+        for key in FACT_KEYS:  # one setting, one value; seeds without a recorded config may share a row
+            row[key] = "; ".join(sorted({str(v) for v in group[key].dropna() if v})) if key in group else ""
+        row.update(aggregate_columns(group))  # reported values, row labels, off the headline (submit/shown.py)
         out.append(row)
-    return pd.DataFrame(out, columns=AGG_COLUMNS)
+    return pd.DataFrame(out, columns=AGG_COLUMNS + ["flag"])  # flag: a reported value (shown.py)
 
 
 def report_split(agg: pd.DataFrame, task: str, preferred: str = "test") -> str:

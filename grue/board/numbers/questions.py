@@ -6,8 +6,9 @@ answer is "yes" when at least one claim holds significantly and none is signific
 otherwise, and "not testable" when no claim has two seeds on both sides. The automatic questions
 use the per-task GRUE score (mean of task and naturalness scores); the human-study questions
 cannot be answered from runs and are listed as such. The paper's own answer is shown beside ours.
-Beside them, today's question "Is the critic worth its cost?" (critic_question.py) is answered by the
-same machinery, its test in the same family.
+Beside them, today's question "Is the critic worth its cost?" (critic_question.py), once per critic kind
+PPO's rows record, is answered by the same machinery: each of its comparisons (PPO against one critic-free
+row) is one more test in the same family.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from grue.board.numbers.critic_question import QUESTION, QUESTION_ID, critic_claims, needs_text
+from grue.board.numbers.critic_question import critic_answer, critic_questions, question_id, question_text
 from grue.board.numbers.reference import paper_table2
 from grue.board.numbers.stats import ALPHA, NOT_TESTABLE, Welch, holm, welch
 from grue.board.task_info import algo_label, algo_rank
@@ -114,30 +115,37 @@ def _answer(outcomes: list[tuple[Claim, Welch, float]], hack: bool) -> tuple[str
     return "no", "no significant difference"
 
 
-def answer_questions(picked: pd.DataFrame, raw_seeds: pd.DataFrame) -> pd.DataFrame:
-    """Answers per (profile, task) from per-seed scores of the selected entries (`picked`)."""
+def answer_questions(picked: pd.DataFrame, raw_seeds: pd.DataFrame, every: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Answers per (profile, task) from per-seed scores of the selected entries (`picked`); `every` holds the
+    per-seed scores of every entry (build.py's seed_scores), from which the critic question takes each critic
+    kind's PPO row and every critic-free row (without it, only the selected entries)."""
+    every = picked if every is None else every
     paper = paper_table2()["answers"]
     rows = []
     for (profile, task), group in picked.groupby(["profile", "task"], sort=True):
         split = group["split"].iloc[0]
         raw = raw_seeds[(raw_seeds["profile"] == profile) & (raw_seeds["task"] == task) & (raw_seeds["split"] == split)]
-        critic, critic_notes = critic_claims(group, raw)
-        asked = [*QUESTIONS, (QUESTION_ID, QUESTION, critic)]
+        entries = every[(every["profile"] == profile) & (every["task"] == task)]
+        critic = critic_questions(entries, group, raw)
         tests = [(qid, claim, welch(_values(group, raw, claim.better, claim.measure),
                                     _values(group, raw, claim.worse, claim.measure)))
-                 for qid, _, claims in asked for claim in claims]
-        adjusted = holm([t.p for _, _, t in tests])
+                 for qid, _, claims in QUESTIONS for claim in claims]
+        tests += [(question_id(q.kind), c, welch(c.critic.scores, c.rival.scores)) for q in critic for c in q.comparisons]
+        adjusted = holm([t.p for _, _, t in tests])  # one family: Table 2's claims and every critic comparison
         for qid, text, claims in QUESTIONS:
             outcomes = [(c, t, p) for (q, c, t), p in zip(tests, adjusted) if q == qid]
             answer, detail = _answer(outcomes, hack=qid == "reward_hackable")
             rows.append({"profile": profile, "task": task, "question_id": qid, "question": text, "answer": answer,
                          "detail": detail, "evidence": _evidence_text(answer, outcomes),
                          "paper_answer": paper.get(qid, {}).get(task)})
-        outcomes = [(c, t, p) for (q, c, t), p in zip(tests, adjusted) if q == QUESTION_ID]
-        answer, detail = _answer(outcomes, hack=False) if outcomes else (NOT_TESTABLE, needs_text())
-        rows.append({"profile": profile, "task": task, "question_id": QUESTION_ID, "question": QUESTION,
-                     "answer": answer, "detail": "; ".join([detail, *critic_notes]),
-                     "evidence": _evidence_text(answer, outcomes), "paper_answer": None})
+        for question in critic:
+            qid = question_id(question.kind)
+            outcomes = [(c, t, p) for (q, c, t), p in zip(tests, adjusted) if q == qid]
+            answer, detail = critic_answer(question, outcomes, ALPHA)
+            claims = [(Claim(c.critic.name, c.rival.name), t, p) for c, t, p in outcomes]
+            rows.append({"profile": profile, "task": task, "question_id": qid, "question": question_text(question.kind),
+                         "answer": answer, "detail": detail, "evidence": _evidence_text(answer, claims),
+                         "paper_answer": None})
         for qid, text in HUMAN_QUESTIONS:
             rows.append({"profile": profile, "task": task, "question_id": qid, "question": text,
                          "answer": "not answerable", "detail": "needs human ratings, not runs", "evidence": "",

@@ -1,0 +1,108 @@
+"""What a referee asks of a row before comparing it, read from one run's recorded config (results.json
+`config`): which critic it trained with, which KL regulariser, how many samples per prompt, how many
+epochs per rollout.
+
+Every seed of a board row shares one setting (setting.py), so the facts of any of its runs are the row's.
+They are read, never guessed: a results file that records no config says "not recorded", and a fact that
+does not apply to an algorithm (the critic of a supervised run) is the empty string.
+- critic: `shared` (model.value_model=shared: PPO's value loss goes into the policy's own trunk),
+  `separate` (a value model of its own), `none` (a critic-free method), '' (trains no RL);
+- regulariser: grue/train/regulariser.py's one-line description ("k1 in reward, adaptive to 0.5/token
+  from 0.05"), '' for what trains no RL;
+- group size: samples drawn per prompt (GRPO's G, RLOO's k, REINFORCE++(-baseline)'s group); 1 for PPO;
+- epochs: passes over each rollout (the algorithm's own group's `epochs` when it has one, else `ppo.epochs`).
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+NOT_RECORDED = "not recorded"
+NO_CRITIC = "none"
+CRITIC_KINDS: tuple[str, ...] = ("shared", "separate")
+# Each group method's samples per prompt, by the config key its own group names it with.
+GROUP_SIZE_KEYS: tuple[tuple[str, str], ...] = (("grpo", "group_size"), ("rloo", "k"),
+                                                 ("reinforce_pp", "group_size"),
+                                                 ("reinforce_pp_baseline", "group_size"))
+
+
+def _config(doc: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    config = doc.get("config")
+    return config if isinstance(config, Mapping) and config else None
+
+
+def _trains_rl(doc: Mapping[str, Any]) -> bool:
+    from grue.train.registry import find_algorithm
+
+    algo = find_algorithm(str(doc.get("algo")))
+    return algo is not None and algo.trains == "rl"
+
+
+def _own_groups(doc: Mapping[str, Any]) -> tuple[str, ...]:
+    """The config groups the run's algorithm adds of its own (GRPO's, Supervised+GRPO's: `grpo`)."""
+    from grue.train.registry import find_algorithm
+
+    algo = find_algorithm(str(doc.get("algo")))
+    return tuple(algo.config_groups) if algo is not None else ()
+
+
+def critic_of(doc: Mapping[str, Any]) -> str:
+    """`shared`, `separate`, `none` (critic-free), '' (no RL) or NOT_RECORDED (no config to read)."""
+    from grue.train.registry import find_algorithm
+
+    algo = find_algorithm(str(doc.get("algo")))
+    if algo is None or algo.trains != "rl":
+        return ""
+    if algo.critic_free:
+        return NO_CRITIC
+    config = _config(doc)
+    model = config.get("model") if config else None
+    kind = model.get("value_model") if isinstance(model, Mapping) else None
+    return kind if kind in CRITIC_KINDS else NOT_RECORDED
+
+
+def regulariser_text(doc: Mapping[str, Any]) -> str:
+    """The run's KL regulariser in one line (grue.train.regulariser), '' for what trains no RL."""
+    from grue.train.regulariser import describe_regulariser, regulariser_of
+
+    if not _trains_rl(doc):
+        return ""
+    config = _config(doc)
+    if config is None:
+        return NOT_RECORDED
+    return describe_regulariser(regulariser_of({**config, "algo": doc.get("algo")}))
+
+
+def group_size_of(doc: Mapping[str, Any]) -> str:
+    """Samples per prompt as text ('' for what trains no RL, NOT_RECORDED without a config)."""
+    if not _trains_rl(doc):
+        return ""
+    config = _config(doc)
+    if config is None:
+        return NOT_RECORDED
+    own = _own_groups(doc)
+    for group, key in GROUP_SIZE_KEYS:
+        section = config.get(group)
+        if group in own and isinstance(section, Mapping) and key in section:
+            return str(section[key])
+    return NOT_RECORDED if any(group in own for group, _ in GROUP_SIZE_KEYS) else "1"
+
+
+def epochs_of(doc: Mapping[str, Any]) -> str:
+    """Passes over each rollout as text ('' for what trains no RL, NOT_RECORDED without it)."""
+    if not _trains_rl(doc):
+        return ""
+    config = _config(doc)
+    for group in (*_own_groups(doc), "ppo"):
+        section = config.get(group) if config else None
+        if isinstance(section, Mapping) and "epochs" in section:
+            return str(section["epochs"])
+    return NOT_RECORDED
+
+
+FACTS: tuple[tuple[str, Any], ...] = (("critic", critic_of), ("regulariser", regulariser_text),
+                                      ("group size", group_size_of), ("epochs", epochs_of))
+
+
+def run_facts(doc: Mapping[str, Any]) -> dict[str, str]:
+    """Every fact of one run, by its display name."""
+    return {name: read(doc) for name, read in FACTS}
