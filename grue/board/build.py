@@ -90,4 +90,4 @@ def build_board(run_dirs: Sequence[Path], options: BoardOptions | None = None) -
     # The CI of an averaged entry would describe one candidate, not the average: only `select` has one.
     intervals = score_intervals(picked) if options.rewards == "select" else {}
     return Board(list(map(Path, run_dirs)), options, found, seeds, agg, entries, fits, splits, selection, overall,
-                 pairwise_tests(picked), answer_questions(picked, seeds), intervals, notes)
+                 pairwise_tests(picked), answer_questions(picked, seeds, per_seed), intervals, notes)
