@@ -15,7 +15,7 @@ import pandas as pd
 from grue.board.numbers.aggregate import aggregate, seed_frame
 from grue.board.numbers.collect import Collection, collect
 from grue.board.numbers.normalise import PoolFit
-from grue.board.numbers.overall import overall_board, raw_values, score_intervals
+from grue.board.numbers.overall import headline, overall_board, raw_values, score_intervals
 from grue.board.numbers.pairwise import pairwise_tests, selected_seeds
 from grue.board.numbers.questions import answer_questions
 from grue.board.numbers.reference import PAPER, reference_frame
@@ -77,7 +77,8 @@ def build_board(run_dirs: Sequence[Path], options: BoardOptions | None = None) -
     splits = report_splits(entries, options.split)
     selection = select(entries, options.split)
     chosen = chosen_entries(entries, selection, options.rewards, options.split)
-    overall = overall_board(chosen, raw_values(agg, chosen))
+    ranked = headline(chosen, agg)  # labelled rows keep their tables, not a rank (overall.py)
+    overall = overall_board(ranked, raw_values(agg, ranked))
     per_seed = seed_scores(seeds, fits, RUNS)
     picked = selected_seeds(per_seed, selection, splits)
     notes = [f"normalisation: {options.normalisation}; rewards: {options.rewards}; "

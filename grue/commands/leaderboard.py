@@ -176,5 +176,9 @@ def add(args: Optional[list[str]] = typer.Argument(None, help=ADD_HELP)) -> None
             unreported = [f"{name} {r['rescored']:.4g}" for name, r in records if r["status"] == NOT_REPORTED]
             if unreported:
                 typer.echo(f"    not reported by the run, re-scored here: {', '.join(unreported)}")
+            from grue.board.submit.claims import row_labels
+
+            for label in row_labels(seed.claims):  # what it claims against what it is (submit/claims.py)
+                typer.echo(f"    labelled: {label}")
     if refused:
         raise typer.Exit(2)

@@ -17,7 +17,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 MODES: tuple[str, ...] = ("fixed", "minmax", "rank")
 UNBOUNDED: frozenset[str] = frozenset({"cider", "bleurt"})
@@ -123,3 +126,20 @@ def fit_pool(means: Mapping[str, Mapping[str, float]], directions: Mapping[str, 
         else:
             fit.transforms[metric] = _fixed(metric, values, higher, (anchors or {}).get(metric))
     return fit
+
+
+def anchoring(rows: "pd.DataFrame") -> "pd.DataFrame":
+    """The aggregate rows a pool may be fitted on: every row but values taken as reported.
+
+    A value a board could not re-compute (perplexity claimed without weights; submit/shown.py) is the
+    submitter's word: fitted into the pool it could set the zero-shot anchor or the pool's extremes, so a
+    second zero-shot setting claiming perplexity 1.01 would drag every honest row's naturalness down.
+    It still shows, flagged "reported", and is normalised with the fit the other rows make."""
+    if "reported" not in rows:
+        return rows
+    return rows[~rows["reported"].fillna(0).astype(bool)]
+
+
+def ranked(metric_values: Mapping[str, float], reported: "set[str] | frozenset[str]") -> dict[str, float]:
+    """The metric values that may enter a row's score: every one but those taken as reported."""
+    return {m: v for m, v in metric_values.items() if m not in reported}

@@ -13,6 +13,10 @@ normalisation at all, which makes it a check on the normalised score.
 Only GRUE's seven tasks enter it: a task from a user's task file or a plugin has its own table on the
 board, but no part in the GRUE score, the win rate or the overall rows (`outside_grue` names them, so
 the board can say so).
+
+Only standard rows rank: an entry a board labelled non-standard or degenerate (`grue leaderboard add`,
+grue/board/submit/claims.py) stays in its task's table with its label, out of the overall board
+(`headline`), and a value taken as reported wins no column of the win rate.
 """
 from __future__ import annotations
 
@@ -22,6 +26,7 @@ import pandas as pd
 
 from grue.board.numbers.aggregate import VARIANT_KEYS, t_interval
 from grue.board.task_info import grue_tasks, naturalness_metrics, task_metrics
+from grue.board.numbers.normalise import anchoring
 from grue.board.numbers.selection import SELECT_KEYS
 
 ROW_KEYS: list[str] = ["source", "profile", "algo"]
@@ -35,6 +40,7 @@ def outside_grue(tasks: pd.Series) -> list[str]:
 def raw_values(frame: pd.DataFrame, chosen: pd.DataFrame) -> pd.DataFrame:
     """Raw Table 1 metric means of the chosen entries (an average of candidates averages the means)."""
     grue_set = set(grue_tasks())
+    frame = anchoring(frame)  # a value taken as reported wins no column (normalise.py)
     wanted = frame[pd.Series([t in grue_set and m in task_metrics(t) + naturalness_metrics(t)
                               for t, m in zip(frame["task"], frame["metric"])], index=frame.index, dtype=bool)]
     keys = SELECT_KEYS + ["split"]
@@ -110,3 +116,17 @@ def score_intervals(picked: pd.DataFrame) -> dict[tuple, tuple[int, float, float
             std = float(values.std(ddof=1)) if len(values) > 1 else math.nan
             out[(source, profile, algo, task, measure)] = (len(values), *t_interval(float(values.mean()), std, len(values)))
     return out
+
+
+def headline(chosen: pd.DataFrame, agg: pd.DataFrame) -> pd.DataFrame:
+    """The chosen entries that may rank: those none of whose seeds a board labelled off the headline
+    (non-standard settings or degenerate outputs; submit/shown.py)."""
+    if "off_headline" not in agg or chosen.empty:
+        return chosen
+    keys = [k for k in SELECT_KEYS + VARIANT_KEYS if k in agg and k in chosen]
+    flagged = agg[agg["off_headline"].fillna(False).astype(bool)]
+    if flagged.empty:
+        return chosen
+    out = {tuple(row) for row in flagged[keys].drop_duplicates().itertuples(index=False)}
+    keep = [tuple(row) not in out for row in chosen[keys].itertuples(index=False)]
+    return chosen[pd.Series(keep, index=chosen.index, dtype=bool)]

@@ -14,7 +14,7 @@ import pandas as pd
 
 from grue.board.numbers.aggregate import VARIANT_KEYS
 from grue.board.task_info import naturalness_metrics, task_metrics
-from grue.board.numbers.normalise import PoolFit, fit_pool
+from grue.board.numbers.normalise import PoolFit, anchoring, fit_pool, ranked
 
 ENTRY_KEYS: list[str] = ["source", "profile", "task", "algo"] + VARIANT_KEYS
 POOL_KEYS: list[str] = ["source", "profile", "task", "split"]
@@ -36,6 +36,7 @@ def fit_pools(frame: pd.DataFrame, mode: str = "fixed") -> dict[tuple, PoolFit]:
     """One fit per pool of `frame` (aggregate rows with a `source` column)."""
     fits = {}
     for pool, group in frame.groupby(POOL_KEYS, sort=True):
+        group = anchoring(group)  # values taken as reported fit nothing (normalise.py)
         means: dict[tuple, dict[str, float]] = {}
         for row in group.itertuples(index=False):
             means.setdefault((row.algo, row.reward, row.init_model, row.setting), {})[row.metric] = float(row.mean)
@@ -52,7 +53,8 @@ def entry_scores(frame: pd.DataFrame, fits: dict[tuple, PoolFit]) -> pd.DataFram
         labels = dict(zip(ENTRY_KEYS + ["split"], key))
         fit = fits[tuple(labels[k] for k in POOL_KEYS)]
         means = dict(zip(group["metric"], group["mean"].astype(float)))
-        normalised = {m: fit(m, v) for m, v in means.items()}
+        reported = set(group.loc[group["reported"].fillna(0).astype(bool), "metric"]) if "reported" in group else set()
+        normalised = {m: fit(m, v) for m, v in ranked(means, reported).items()}
         wanted = task_metrics(labels["task"]) + naturalness_metrics(labels["task"])
         missing = [m for m in wanted if not math.isfinite(normalised.get(m, math.nan))]
         rows.append({**labels, **_scores(labels["task"], normalised), "n": int(group["n"].fillna(0).max()),
@@ -69,6 +71,7 @@ def seed_scores(seeds: pd.DataFrame, fits: dict[tuple, PoolFit], source: str = "
         fit = fits.get((source, labels["profile"], labels["task"], labels["split"]))
         if fit is None:
             continue
-        normalised = {m: fit(m, float(v)) for m, v in zip(group["metric"], group["value"])}
+        reported = set(group.loc[group["reported"].fillna(False).astype(bool), "metric"]) if "reported" in group else set()
+        normalised = {m: fit(m, float(v)) for m, v in ranked(dict(zip(group["metric"], group["value"])), reported).items()}
         rows.append({"source": source, **labels, **_scores(labels["task"], normalised)})
     return pd.DataFrame(rows, columns=ENTRY_KEYS + ["seed", "split"] + SCORE_COLUMNS)

@@ -68,6 +68,9 @@ def add_bundle(bundle: Path, board: Path, tolerance: Tolerance = Tolerance(), de
         if added.problems:
             return added
         added.problems += _board_problems(verdict, runs_dir)
+        from grue.board.submit.claims import board_twin_problems, held_runs
+
+        added.problems += board_twin_problems(verdict.seeds, held_runs(runs_dir))  # one seed, one run
         if added.problems:
             return added
         runs_dir.mkdir(parents=True, exist_ok=True)

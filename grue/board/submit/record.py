@@ -25,7 +25,8 @@ def make_record(seed: Any, verdict: Any, bundle: Path, tolerance: Any, results: 
     return {"status": VERIFIED, "verified_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
             "verifier": {"grue": _version("grue"), "git_commit": _git_commit()},
             "bundle": {"file": Path(bundle).name, "sha256": verdict.bundle_sha256, "run": seed.run},
-            "tolerance": tolerance.as_dict(), "results_sha256": sha256_of(results), "metrics": seed.metrics}
+            "tolerance": tolerance.as_dict(), "results_sha256": sha256_of(results), "metrics": seed.metrics,
+            "claims": getattr(seed, "claims", {})}
 
 
 def read_record(run_dir: Path) -> dict[str, Any] | None:

@@ -61,6 +61,7 @@ class Seed:
     doc: dict[str, Any] = field(default_factory=dict)
     name: str = ""              # its run directory's name on the board (from its verified config)
     metrics: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)  # split -> metric -> record
+    claims: dict[str, Any] = field(default_factory=dict)  # what it claims against what it is (claims.py)
 
 
 @dataclass
@@ -292,6 +293,9 @@ def _check_seed(seed: Seed, entry: dict[str, Any], included: bool, scoring: _Sco
     from grue.results.model_card import setting_of
 
     seed.name = RunDir.for_config(cfg, config_hash(cfg)).path.name
+    from grue.board.submit import claims
+
+    problems += claims.check_seed_config(seed, cfg)
     from tasks import get_task
 
     task = get_task(cfg.task)
@@ -306,6 +310,7 @@ def _check_seed(seed: Seed, entry: dict[str, Any], included: bool, scoring: _Sco
         generations = _check_predictions(seed, split, list(splits[split]), problems)
         if generations is None:
             continue
+        claims.note_split(seed, split, list(splits[split]), generations)
         rescored = score_generations(scorers, splits[split], generations).metrics
         _compare(seed, split, rescored, scorers, tolerance, problems)
 
@@ -349,6 +354,9 @@ def verify_bundle(bundle: Path, staging: Path, tolerance: Tolerance = Tolerance(
                 verdict.problems.append(f"{seed.run} and {seen[seed.doc['seed']]} are both seed {seed.doc['seed']}")
             seen.setdefault(seed.doc["seed"], seed.run)
     _check_setting(verdict, manifest)
+    from grue.board.submit.claims import bundle_problems
+
+    verdict.problems += bundle_problems(verdict, staging)
     return verdict
 
 

@@ -1,0 +1,69 @@
+"""What a board shows of one run's verification record beyond the mark: labels, and which values are reported.
+
+A value `grue leaderboard add` took "as reported" (perplexity without weights, a metric whose scorer this
+board lacks) is shown flagged "reported" and never ranks a row nor anchors the normalisation of other rows
+(normalise.py `anchoring`, overall.py); the claims findings (claims.py) give the row its labels, and a
+non-standard or degenerate seed keeps its row out of the headline (the overall board).
+
+A run without a valid record for its current results (a user's own runs, or a run the board did not add)
+has no findings: it is shown as it always was, and the Verified column says it is not verified.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from grue.board.submit.claims import claims_of, headline_excluded, row_labels
+
+REPORTED_FLAG = "reported: the submitter's value, not re-computed by the board (not ranked, anchors nothing)"
+CLAIM_KEYS: list[str] = ["reported", "labels", "off_headline"]  # columns of the board's seed and aggregate frames
+
+
+@dataclass(frozen=True)
+class Findings:
+    """One run's findings as the board shows them."""
+
+    reported: dict[str, frozenset[str]] = field(default_factory=dict)  # split -> metrics taken as reported
+    labels: str = ""            # " · "-joined row labels (claims.row_labels)
+    off_headline: bool = False  # kept out of the overall board
+
+
+def findings_of(run_dir: Path) -> Findings:
+    """The findings of the verification record the board holds for `run_dir` (none when it holds no valid one)."""
+    from grue.board.submit.record import is_verified, read_record
+    from grue.board.submit.verify import AS_REPORTED
+
+    if not is_verified(run_dir):
+        return Findings()
+    record = read_record(run_dir) or {}
+    metrics = record.get("metrics") if isinstance(record.get("metrics"), dict) else {}
+    reported = {split: frozenset(m for m, r in values.items() if isinstance(r, dict) and r.get("status") == AS_REPORTED)
+                for split, values in metrics.items() if isinstance(values, dict)}
+    found = claims_of(record)
+    return Findings(reported, " · ".join(row_labels(found)), headline_excluded(found))
+
+
+def seed_columns(findings: Findings, split: str, metric: str) -> dict[str, Any]:
+    """The claim columns of one (run, split, metric) row of the seed frame."""
+    return {"reported": metric in findings.reported.get(split, frozenset()), "labels": findings.labels,
+            "off_headline": findings.off_headline}
+
+
+def aggregate_columns(group: Any) -> dict[str, Any]:
+    """The claim columns of one aggregate row from its seeds' rows (a pandas frame)."""
+    if "reported" not in group:
+        return {"reported": 0, "labels": "", "off_headline": False, "flag": ""}
+    reported = int(group["reported"].fillna(False).astype(bool).sum())
+    labels = list(dict.fromkeys(str(v) for v in group["labels"].dropna() if v))
+    return {"reported": reported, "labels": " | ".join(labels), "off_headline": bool(group["off_headline"].fillna(False).any()),
+            "flag": REPORTED_FLAG if reported else ""}
+
+
+def with_labels(mark: str, group: Any) -> str:
+    """A row's Verified mark followed by its labels ("✓ verified · non-standard (data.max_test) · ..."):
+    `group` is the row's aggregate rows (a pandas frame)."""
+    if not mark or "labels" not in group:
+        return mark
+    labels = [str(v) for v in group["labels"].dropna() if v]
+    return " · ".join([mark, labels[0]]) if labels else mark

@@ -1,0 +1,196 @@
+"""A submission is what it claims (issue 41): two real tiny IMDB PPO seeds are bundled, then tampered as a
+submitter who lies would: results claiming a reward or an initial model their config does not give, one run
+submitted as two seeds (in one bundle, or against a seed the board holds), generations copied from the
+references. Each is refused with one line naming the problem, or accepted with the right label on its row;
+the tiny run itself (a mini model, 6 test samples) is labelled non-standard and kept out of the overall board."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from grue.board.submit import claims
+from grue.board.submit.manifest import MANIFEST
+from grue.board.submit.verify import Tolerance, verify_bundle
+from grue.commands.leaderboard import leaderboard_app
+from grue.config import load_config
+from grue.run.runner import Run
+from test_submit_bundles import read_members, seed_file, snapshot, write_members
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def two_seeds(tiny_model_dirs, tmp_path_factory) -> Path:
+    """Two seeds of one tiny IMDB PPO setting (one PPO update each)."""
+    out = tmp_path_factory.mktemp("claims") / "runs"
+    for seed in (0, 1):
+        args = ["task=imdb", "profile=mini", "algo=ppo", f"seed={seed}", f"model.policy={tiny_model_dirs.policy}",
+                f"reward.model={tiny_model_dirs.classifier}", "data.max_train=16", "data.max_val=6",
+                "data.max_test=6", "rollout.max_new_tokens=6", "rollout.min_new_tokens=6",
+                "generation.max_new_tokens=6", "generation.min_new_tokens=6", "ppo.steps_per_update=24",
+                "ppo.total_steps=24", "ppo.rollout_batch_size=4", "ppo.batch_size=12", "eval.eval_every=1",
+                "eval.batch_size=6", f"output_dir={out}", "threads=1"]
+        Run(load_config(args), args).execute()
+    return out
+
+
+@pytest.fixture(scope="module")
+def bundle(two_seeds, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("claims-bundles") / "ppo.grue.tar.gz"
+    result = runner.invoke(leaderboard_app, ["bundle", str(two_seeds), f"out={out}"])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def _edit_results(files: dict[str, bytes], seed: int, edit) -> None:
+    name = seed_file(files, seed, "results.json")
+    doc = json.loads(files[name])
+    edit(doc)
+    files[name] = json.dumps(doc).encode()
+
+
+def _only_seed(files: dict[str, bytes], seed: int) -> dict[str, bytes]:
+    """The bundle's files without the other seed (the manifest lists this seed alone)."""
+    keep = {n: b for n, b in files.items() if not n.startswith("runs/") or f"-seed{seed}-" in n}
+    manifest = json.loads(keep[MANIFEST])
+    manifest["seeds"] = [s for s in manifest["seeds"] if s["seed"] == seed]
+    keep[MANIFEST] = json.dumps(manifest).encode()
+    return keep
+
+
+def _copy_seed_outputs(files: dict[str, bytes], source: int, target: int) -> None:
+    """Seed `target` made to hold seed `source`'s generations and metrics (its own config and seed kept)."""
+    for name in [n for n in files if f"-seed{source}-" in n and "/predictions/" in n]:
+        files[seed_file(files, target, name.split("/", 2)[2])] = files[name]
+    claimed = json.loads(files[seed_file(files, source, "results.json")])
+    _edit_results(files, target, lambda doc: doc.update(metrics=claimed["metrics"], splits=claimed["splits"]))
+
+
+def _add(tmp_path: Path, files: dict[str, bytes], board: Path | None = None, name: str = "t"):
+    tampered = write_members(tmp_path / f"{name}.grue.tar.gz", files)
+    board = board or tmp_path / "board"
+    return runner.invoke(leaderboard_app, ["add", str(tampered), f"board={board}"]), board
+
+
+def _refused(result, board: Path, before, expected: str) -> None:
+    assert result.exit_code == 2, result.output
+    assert "the board is unchanged" in result.output.splitlines()[0]
+    assert any(re.search(expected, line) for line in result.output.splitlines()[1:]), result.output
+    assert snapshot(board) == before
+
+
+CONTRADICTIONS = {
+    "reward": (lambda doc: doc.update(reward="intent"), r"-seed0-\S+/results\.json: reward 'intent' is not its "
+                                                         r"config's 'sentiment'"),
+    "init_model": (lambda doc: doc.update(init_model="gpt2-large"), r"-seed0-\S+/results\.json: init_model "
+                                                                     r"'gpt2-large' is not the model its config starts"),
+    "comparable_to_paper": (lambda doc: doc.update(comparable_to_paper=True),
+                            r"results\.json: comparable_to_paper True is not its config's False"),
+}
+
+
+@pytest.mark.parametrize("key", list(CONTRADICTIONS))
+def test_results_contradicting_their_config_are_refused_with_the_key_named(key, bundle, tmp_path):
+    edit, expected = CONTRADICTIONS[key]
+    files = read_members(bundle)
+    _edit_results(files, 0, edit)
+    board = tmp_path / "board"
+    (board / "runs").mkdir(parents=True)
+    before = snapshot(board)
+    result, _ = _add(tmp_path, files, board)
+    _refused(result, board, before, expected)
+
+
+def test_one_run_submitted_as_two_seeds_in_one_bundle_is_refused(bundle, tmp_path):
+    files = read_members(bundle)
+    _copy_seed_outputs(files, source=0, target=1)
+    board = tmp_path / "board"
+    (board / "runs").mkdir(parents=True)
+    before = snapshot(board)
+    result, _ = _add(tmp_path, files, board)
+    _refused(result, board, before, r"-seed1-\S+ and runs/\S+-seed0-\S+ have identical (test|val) generations: one "
+                                    r"run submitted as two seeds")
+
+
+def test_a_seed_repeating_one_the_board_holds_is_refused(bundle, tmp_path):
+    files = read_members(bundle)
+    first, board = _add(tmp_path, _only_seed(dict(files), 0), name="seed0")
+    assert first.exit_code == 0, first.output
+    before = snapshot(board)
+    _copy_seed_outputs(files, source=0, target=1)
+    result, _ = _add(tmp_path, _only_seed(files, 1), board, name="seed1")
+    _refused(result, board, before, r"-seed1-\S+: its test, val generations are those of \S+-seed0-\S+, a seed the "
+                                    r"board already holds")
+
+
+def _honest_claims(tmp_path: Path, files: dict[str, bytes]) -> dict[str, bytes]:
+    """What a tamperer who re-scores their own edit claims: the board's re-scored values (any tolerance)."""
+    probe = write_members(tmp_path / "probe.grue.tar.gz", files)
+    verdict = verify_bundle(probe, tmp_path / "probe", Tolerance(relative=1e9, absolute=1e9))
+    for seed in verdict.seeds:
+        metrics = {split: {m: r.get("rescored", r.get("claimed")) for m, r in records.items() if "claimed" in r}
+                   for split, records in seed.metrics.items()}
+        _edit_results(files, seed.doc["seed"], lambda doc: doc.update(metrics=metrics))
+    return files
+
+
+def test_generations_copied_from_the_references_are_flagged_on_the_row(bundle, tmp_path):
+    files = read_members(bundle)
+    name = seed_file(files, 0, "predictions/test.jsonl")
+    rows = [json.loads(line) for line in files[name].decode().splitlines()]
+    assert all(r["references"] and r["references"][0].strip() for r in rows)
+    files[name] = "".join(json.dumps({**r, "generation": r["references"][0]}) + "\n" for r in rows).encode()
+    result, board = _add(tmp_path, _honest_claims(tmp_path, files))
+    assert result.exit_code == 0, result.output
+    assert "test: 6 of 6 generations copied from the references" in result.output
+    out = tmp_path / "export"
+    assert runner.invoke(leaderboard_app, ["export", f"runs={board / 'runs'}", f"out={out}", "format=md"]).exit_code == 0
+    board_md = (out / "leaderboard.md").read_text()
+    assert re.search(r"\| PPO \| sentiment \|.*generations copied from the references", board_md)
+
+
+def test_degenerate_outputs_are_named():
+    from grue.data.sample import Sample
+
+    samples = [Sample(f"s{i}", f"prompt {i}", (f"ref {i}", "other")) for i in range(4)]
+    assert claims.degenerate_labels(samples, ["a", "b", "c", "d"]) == []
+    assert claims.degenerate_labels(samples, ["ref 0", "ref 1", "c", "d"]) == ["2 of 4 generations copied from the "
+                                                                                "references"]
+    assert claims.degenerate_labels(samples, ["", " ", "c", "d"]) == ["2 of 4 generations empty"]
+    assert claims.degenerate_labels(samples, ["same"] * 4) == ["all 4 generations are one text"]
+
+
+def test_the_tiny_run_is_non_standard_and_kept_out_of_the_overall_board(bundle, two_seeds, tmp_path):
+    result = runner.invoke(leaderboard_app, ["add", str(bundle), f"board={tmp_path / 'board'}"])
+    assert result.exit_code == 0, result.output
+    assert re.search(r"non-standard \(data\.max_test, data\.max_train, data\.max_val, \.\.\.\)", result.output)
+    record = json.loads(next((tmp_path / "board" / "runs").glob("*/verification.json")).read_text())
+    assert {"data.max_test", "model.policy", "generation.max_new_tokens"} <= set(record["claims"]["non_standard"])
+    assert record["claims"]["generations"] == "generations not tied to a model"
+    out = tmp_path / "export"
+    runs = tmp_path / "board" / "runs"
+    assert runner.invoke(leaderboard_app, ["export", f"runs={runs}", f"out={out}", "format=md,json"]).exit_code == 0
+    text = (out / "leaderboard.md").read_text()
+    assert re.search(r"\| PPO \| sentiment \|.*✓ verified · non-standard", text)
+    overall = [r for r in json.loads((out / "leaderboard.json").read_text())["overall"] if r["source"] == "runs"]
+    assert overall == []  # its only row is non-standard: no headline rank
+    # the same runs on a user's own board (no verification record) are ranked as before
+    mine = tmp_path / "mine"
+    assert runner.invoke(leaderboard_app, ["export", f"runs={two_seeds}", f"out={mine}", "format=json"]).exit_code == 0
+    assert [r for r in json.loads((mine / "leaderboard.json").read_text())["overall"] if r["source"] == "runs"]
+
+
+def test_a_config_with_the_presets_standard_keys_is_standard(two_seeds):
+    config = json.loads(next(two_seeds.glob("*/results.json")).read_text())["config"]
+    preset = claims.preset_of("imdb", "ppo", "mini")
+    assert "data.max_test" in claims.preset_differences(config, preset)
+    for key in claims.STANDARD_KEYS:
+        section, _, leaf = key.rpartition(".")
+        (claims._lookup(config, section) if section else config)[leaf] = claims._lookup(preset, key)
+    assert claims.preset_differences(config, preset) == []
+    paper = claims.preset_of("imdb", "ppo", "paper")
+    assert "model.policy" in claims.preset_differences(config, paper)  # the mini model claimed as paper
