@@ -14,6 +14,7 @@ from grue.board.metric_info import COUNT_METRICS, direction, metric_order
 from grue.board.numbers.reference import HIDDEN_TEST, provenance
 from grue.board.tables.cost_columns import COST_NOTE, cost_cells, cost_columns
 from grue.board.tables.table import FLAG_MARK, Cell, Column, Row, Table
+from grue.board.submit.shown import with_labels
 from grue.board.task_info import algo_label, algo_rank, ordered_tasks, outside_grue_note  # noqa: F401  (re-exported)
 
 LABEL_COLUMNS: list[Column] = [
@@ -91,6 +92,7 @@ def task_table(agg: pd.DataFrame, task: str, split: str | None = None, with_pape
         named["n"] = _seeds_text(group["n"].max())
         if verified:
             named["verified"] = verified_text(group["verified"].max(), group["n"].max()) if source == "runs" else ""
+            named["verified"] = with_labels(named["verified"], group)  # what add found (submit/shown.py)
         cells = {m: _cell(r, m) for m, r in group.iterrows()}
         flags |= {f"{m}: {c.flag}" for m, c in cells.items() if c.flag}
         cells.update(cost_cells(group, costs) if source == "runs" else {})
