@@ -194,3 +194,50 @@ def test_a_config_with_the_presets_standard_keys_is_standard(two_seeds):
     assert claims.preset_differences(config, preset) == []
     paper = claims.preset_of("imdb", "ppo", "paper")
     assert "model.policy" in claims.preset_differences(config, paper)  # the mini model claimed as paper
+
+
+@pytest.fixture(scope="module")
+def zero_shot_bundle(tiny_model_dirs, tmp_path_factory) -> Path:
+    """A tiny zero-shot run of the same data and model, bundled (zero-shot saves no weights)."""
+    out = tmp_path_factory.mktemp("claims-zero") / "runs"
+    args = ["task=imdb", "profile=mini", "algo=zero_shot", "seed=0", f"model.policy={tiny_model_dirs.policy}",
+            "data.max_train=16", "data.max_val=6", "data.max_test=6", "generation.max_new_tokens=6",
+            "generation.min_new_tokens=6", "eval.batch_size=6", f"output_dir={out}", "threads=1"]
+    Run(load_config(args), args).execute()
+    target = out.parent / "zero.grue.tar.gz"
+    assert runner.invoke(leaderboard_app, ["bundle", str(out), f"out={target}"]).exit_code == 0
+    return target
+
+
+def test_a_claimed_perplexity_neither_anchors_nor_ranks(two_seeds, zero_shot_bundle, tmp_path):
+    """The issue's case: PPO seeds whose perplexity the board re-scored from their weights, and a zero-shot
+    setting claiming perplexity 1.01 without weights. The claim is shown flagged "reported"; PPO's IMDB
+    naturalness stays its own (1.0, the least perplexed trusted row), not 1.01 / its perplexity."""
+    from grue.board.build import build_board
+
+    board = tmp_path / "board"
+    weighted = tmp_path / "weighted"
+    assert runner.invoke(leaderboard_app, ["bundle", str(two_seeds), f"out={weighted}", "weights=yes"]).exit_code == 0
+    [ppo] = list(weighted.glob("*.grue.tar.gz"))
+    assert runner.invoke(leaderboard_app, ["add", str(ppo), f"board={board}"]).exit_code == 0
+    files = read_members(zero_shot_bundle)
+    name = next(n for n in files if n.endswith("/results.json"))
+    doc = json.loads(files[name])
+    for split in doc["metrics"]:
+        doc["metrics"][split]["perplexity"] = 1.01
+    files[name] = json.dumps(doc).encode()
+    result, _ = _add(tmp_path, files, board, name="zero")
+    assert result.exit_code == 0 and "as reported: val perplexity, test perplexity" in result.output, result.output
+
+    built = build_board([board / "runs"])
+    fit = built.fits[("runs", "mini", "imdb", "test")].transforms["perplexity"]
+    assert "1.01" not in fit.describe, fit.describe
+    ours = built.entries[(built.entries["source"] == "runs") & (built.entries["split"] == "test")]
+    ppo_entry = ours[ours["algo"] == "ppo"]
+    assert float(ppo_entry["naturalness_score"].iloc[0]) == pytest.approx(1.0)
+    zero = ours[ours["algo"] == "zero_shot"]
+    assert "perplexity" in zero["missing_metrics"].iloc[0]  # its claim enters no score
+    out = tmp_path / "export"
+    assert runner.invoke(leaderboard_app, ["export", f"runs={board / 'runs'}", f"out={out}", "format=md"]).exit_code == 0
+    text = (out / "leaderboard.md").read_text()
+    assert "perplexity: reported: the submitter's value, not re-computed by the board" in text
