@@ -71,6 +71,9 @@ def config(args: ArgList = PAIRS) -> None:
     cfg = _load(args)
     typer.echo(to_yaml(cfg).rstrip())
     typer.echo(f"# config_hash: {config_hash(cfg)}")
+    from grue.commands.algos import regulariser_line
+
+    typer.echo(regulariser_line(cfg))
 
 
 @app.command()

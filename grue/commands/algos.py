@@ -5,10 +5,29 @@ so a name is never wrapped or cut. Printed to stdout.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from rich.console import Console
 from rich.table import Table
 
-WIDE = 140  # columns the table needs to show every cell whole
+WIDE = 170  # columns the table needs to show every cell whole
+
+
+def _regulariser(algo: Any) -> str:
+    """Its KL regulariser: the task's PPO preset's (the `kl` group, shared by every RL method), or the one
+    its own preset sets (a paper-faithful setting: grue/train/algorithms.py), in regulariser_of's words."""
+    if algo.trains != "rl":
+        return "—"
+    own = dict(algo.preset.get("kl", {}))
+    if not own:
+        return "the task's PPO kl"
+    from dataclasses import asdict
+
+    from grue.config.schema import KLConfig
+    from grue.train.regulariser import describe_regulariser, regulariser_of
+
+    label = describe_regulariser(regulariser_of({"algo": algo.name, "kl": {**asdict(KLConfig()), **own}}))
+    return label if "adaptive" not in label else f"{label} (own)"
 
 
 def _rows() -> list[dict[str, str]]:
@@ -20,6 +39,7 @@ def _rows() -> list[dict[str, str]]:
         rows.append({"algo": name, "label": algo.label,
                      "trains": algo.trains + (" (reward)" if algo.optimises_reward else ""),
                      "reads": ", ".join(g for g in algo.reads if g not in COMMON_GROUPS) or "—",
+                     "KL": _regulariser(algo),
                      "warm start": algo.warm_start or "—", "trainer": algo.trainer or "—",
                      "from": "grue" if (algo.trainer or "grue.").startswith("grue.") else "plugin"})
     return rows
@@ -32,7 +52,7 @@ def print_algorithms(console: Console | None = None) -> None:
     rows = _rows()
     if console.is_terminal and console.width >= WIDE:
         table = Table(title="Algorithms (grue/train/registry.py; plugins via GRUE_PLUGINS or grue.plugins entry points)")
-        for col in ("algo", "label", "trains", "reads (beyond the common groups)", "warm start", "trainer", "from"):
+        for col in ("algo", "label", "trains", "reads (beyond the common groups)", "KL", "warm start", "trainer", "from"):
             table.add_column(col)
         for row in rows:
             table.add_row(*row.values())
@@ -40,5 +60,17 @@ def print_algorithms(console: Console | None = None) -> None:
     else:
         for row in rows:
             console.out(f"{row['algo']} ({row['label']}, {row['from']}): trains {row['trains']}; reads {row['reads']}; "
-                        f"warm start {row['warm start']}; trainer {row['trainer']}", highlight=False)
+                        f"KL {row['KL']}; warm start {row['warm start']}; trainer {row['trainer']}", highlight=False)
     console.print(f"Every run's hash also covers the common groups: {', '.join(COMMON_GROUPS)}.", soft_wrap=True)
+    console.print("KL: where each RL method's KL term sits, its estimator and coefficient rule; every RL method reads "
+                  "the kl group, so on the board's presets all run under the task's PPO regulariser "
+                  "(`grue config task=T algo=A` shows it).", soft_wrap=True)
+
+
+def regulariser_line(cfg: Any) -> str:
+    """`grue config`'s comment line naming the run's KL regulariser (grue/train/regulariser.py)."""
+    from omegaconf import OmegaConf
+
+    from grue.train.regulariser import describe_regulariser, regulariser_of
+
+    return f"# regulariser: {describe_regulariser(regulariser_of(OmegaConf.to_container(cfg, resolve=True)))}"

@@ -109,8 +109,23 @@ def check_cross_fields(cfg: Any) -> None:
         raise CrossFieldError(problem)
 
 
+def _kl_problems(values: Mapping[str, Any]) -> Iterator[str]:
+    """A KL term in the loss asked of a method with a critic: PPO's loss has no KL term (its penalty is
+    in the reward), so the setting would be silently ignored."""
+    if values["kl"].get("placement", "reward") != "loss":
+        return
+    from grue.train.registry import algorithm_names, find_algorithm
+
+    algo = find_algorithm(values["algo"])
+    if algo is not None and algo.trains == "rl" and not algo.critic_free:
+        free = [n for n in algorithm_names() if find_algorithm(n).critic_free and "_" not in n]
+        yield (f"kl.placement=loss with algo={values['algo']}: only the critic-free methods ({', '.join(free)}, ...) "
+               "put the KL term in the loss; use kl.placement=reward")
+
+
 def cross_field_problems(values: Mapping[str, Any]) -> Iterator[str]:
     """Every cross-field problem of a resolved config (`OmegaConf.to_container(cfg, resolve=True)`)."""
+    yield from _kl_problems(values)
     yield from _labeler_problems(values["reward"])
     yield from _schedule_problems(values)
     yield from _critic_problems(values)

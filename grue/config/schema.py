@@ -226,7 +226,9 @@ class PPOConfig:
 
 @dataclass
 class KLConfig:
-    """Per-token KL penalty against the frozen reference and its adaptive controller (Eqs. 2-3)."""
+    """The KL regulariser against the frozen reference every RL method runs under: its adaptive controller
+    (Eqs. 2-3), where the term sits and its estimator. One group for every method, so two methods compare
+    under the same regulariser unless a setting says otherwise."""
 
     init_coef: float = rule(0.1, NON_NEGATIVE)
     target: Optional[float] = rule(0.1, POSITIVE)     # null: the paper's "inf" target, no KL penalty (beta 0)
@@ -240,6 +242,13 @@ class KLConfig:
     # run before it; `sampling` = the rollout's sampling temperature, Ziegler et al.'s tempered policy and
     # reference; or a positive number. Units stay nats per token / per episode. Added after runs existed.
     temperature: Any = added(None, Registered(_check_kl_temperature))
+    # Where the penalty sits and how KL(pi || pi_ref) is estimated per sampled token, read by every RL method
+    # (grue/train/regulariser.py): `reward`, subtracted from each token's reward (PPO's Eq. 1), or `loss`, a
+    # term of the policy loss (GRPO's Eq. 3; the critic-free methods only); `k1` = log pi - log pi_ref, or
+    # `k3` = pi_ref/pi - log(pi_ref/pi) - 1 (GRPO's Eq. 4). The coefficient is the controller's above either
+    # way (k_beta=0: fixed at init_coef). Added after runs existed: left out of the hash at reward/k1.
+    placement: str = added("reward", OneOf(("reward", "loss")))
+    estimator: str = added("k1", OneOf(("k1", "k3")))
 
 
 @dataclass

@@ -12,8 +12,13 @@ from omegaconf import OmegaConf
 
 from grue.metrics.registry import higher_is_better, known_metrics
 from grue.results.schema import SCHEMA_VERSION
-from grue.train.registry import optimises_reward
+from grue.train.registry import find_algorithm, optimises_reward
+from grue.train.regulariser import regulariser_of
 
+
+def _trains_rl(algo: str) -> bool:
+    entry = find_algorithm(algo)
+    return entry is not None and entry.trains == "rl"
 
 
 def _version(package: str) -> str | None:
@@ -48,6 +53,8 @@ def results_document(cfg: Any, task: Any, config_hash: str, init_model: str, met
         "comparable_to_paper": cfg.profile == "paper" and task.grue_task,
         "config_hash": config_hash,
         "config": OmegaConf.to_container(cfg, resolve=True),
+        # where the KL term sat, its estimator and coefficient rule (grue/train/regulariser.py): RL runs only
+        **({"regulariser": regulariser_of(OmegaConf.to_container(cfg, resolve=True))} if _trains_rl(cfg.algo) else {}),
         "versions": {"grue": _version("grue"), "python": platform.python_version(), "torch": _version("torch"),
                      "transformers": _version("transformers"), "accelerate": _version("accelerate")},
         "git_commit": _git_commit(),

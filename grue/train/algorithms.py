@@ -40,7 +40,7 @@ _CONFIGS = "grue.train.rl.critic_free_config"
 _CRITIC_FREE = (
     # name, label, group, (colour, supervised colour, masked colour), trainer module:class, description
     ("grpo", "GRPO", "grpo", ("#17becf", "#0e7c86", "#9edae5"), "grpo:GRPOTrainer",
-     "group-normalised sequence rewards of G samples per prompt, PPO-clip, k3 KL in the loss, no critic"),
+     "group-normalised sequence rewards of G samples per prompt, PPO-clip, 1/|o_i| per sequence, no critic"),
     ("rloo", "RLOO", "rloo", ("#bcbd22", "#7a7b12", "#dbdb8d"), "rloo:RLOOTrainer",
      "REINFORCE on whole sequences with a leave-one-out baseline over k samples per prompt, KL in the reward"),
     ("reinforce_pp", "REINFORCE++", "reinforce_pp", ("#e377c2", "#a0458a", "#f7b6d2"),
@@ -55,8 +55,12 @@ _CRITIC_FREE = (
 # mini: 32), where 64 would make an iteration a single prompt. 4 per prompt is RLOO's k (its paper's larger
 # setting) and REINFORCE++-baseline's default, so the three group methods compare at the same group size.
 GROUP = 4
-# Each method's own settings on every task, over the task's PPO (NLPO, Supervised+PPO) preset: it spends
-# the same generated tokens, optimizer steps and KL controller, and only its advantages and loss differ.
+# Each method's own settings on every task, over the task's PPO (NLPO, Supervised+PPO) preset: it inherits
+# that preset's token budget (grue/train/rl/trainer.py stops every run at ppo.total_steps), learning rate,
+# epochs, minibatches and its whole `kl` group, so it runs under the same regulariser as PPO (where the KL
+# sits, its estimator, its coefficient rule: grue/train/regulariser.py); its advantages, its loss and its
+# samples per prompt differ, and PPO alone has a critic (on the mini presets one that shares the policy's
+# trunk, model.value_model=shared). Each paper's own regulariser or update is a named setting below.
 _OWN_PRESET = {"grpo": {"grpo": {"group_size": GROUP}}, "rloo": {"rloo": {"k": GROUP}},
                "reinforce_pp": {},  # one sample per prompt, as the paper's REINFORCE++
                "reinforce_pp_baseline": {"reinforce_pp_baseline": {"group_size": GROUP}}}
@@ -81,6 +85,32 @@ for _name, _label, _group, (_colour, _sup_colour, _mask_colour), _trainer, _what
                   presets_from="nlpo", preset=_OWN_PRESET[_name], critic_free=True),
     ):
         register_algorithm(_algo)
+
+
+# -- the paper-faithful settings (issue 40), each its own algorithm, hence its own board row and hash. The
+# defaults above compare every method under the task's PPO regulariser; these keep what each paper ran:
+# GRPO's beta 0.04 on k3 in the loss (Shao et al. 2024, Eqs. 3-4, section 4.2), Dr. GRPO's recipe without a
+# KL term (Liu et al. 2025; understand-r1-zero's --beta 0) and RLOO's single unclipped REINFORCE step on the
+# whole sequence (Ahmadian et al. 2024).
+_GRPO_PAPER_KL = {"placement": "loss", "estimator": "k3", "init_coef": 0.04, "k_beta": 0.0}
+_PAPER_SETTINGS = (
+    # name, label, colour, method whose group and trainer it uses, preset, description
+    ("grpo_paper", "GRPO (paper KL)", "#1f77b4", "grpo",
+     {"grpo": {"group_size": GROUP}, "kl": _GRPO_PAPER_KL},
+     "GRPO as its paper regularises it: beta 0.04 times the k3 KL in the loss, fixed (kl.placement=loss)"),
+    ("dr_grpo", "Dr. GRPO", "#9467bd", "grpo",
+     {"grpo": {"group_size": GROUP, "scale_rewards": False, "loss_aggregation": "constant"}, "kl": {"target": None}},
+     "GRPO without the group's std and with a constant length divisor (Liu et al. 2025), no KL term"),
+    ("rloo_paper", "RLOO (paper step)", "#8c564b", "rloo",
+     {"rloo": {"k": GROUP, "steps": "single"}},
+     "RLOO as its paper updates: one unclipped REINFORCE step on the whole rollout per iteration"),
+)
+_TRAINERS = {group: trainer for _n, _l, group, _c, trainer, _w in _CRITIC_FREE}
+for _name, _label, _colour, _group, _preset, _what in _PAPER_SETTINGS:
+    register_algorithm(Algorithm(
+        _name, _label, _colour, trains="rl", reads=RL_GROUPS + (_group,), trainer=f"grue.train.rl.{_TRAINERS[_group]}",
+        config_groups={_group: f"{_CONFIGS}:{_DATACLASS[_group]}"}, description=_what, presets_from="ppo",
+        preset=_preset, critic_free=True))
 
 
 # -- preference optimisation from a comparisons file (issue 25): DPO, from the initial model and from the

@@ -48,11 +48,13 @@ def test_grpo_options_reach_the_log_and_the_hash(tiny_imdb_args):
 
     base = [*tiny_imdb_args, "algo=grpo"]
     assert config_hash(load_config(base)) != config_hash(load_config([*base, "grpo.scale_rewards=false"]))
-    path = run([*base, "grpo.kl=loss", "grpo.beta=0.1"])
+    path = run([*base, "kl.placement=loss", "kl.estimator=k3", "kl.init_coef=0.1", "kl.k_beta=0"])
     log = train_log(path)
     assert all(r["kl_coef"] == 0.1 and r["next_kl_coef"] == 0.1 and "loss/kl" in r for r in log)  # constant beta
-    reward_path = run([*base, "grpo.kl=reward", f"output_dir={path.parent.parent / 'reward'}"])
+    assert json.loads((path / "results.json").read_text())["regulariser"]["placement"] == "loss"
+    reward_path = run([*base, "kl.placement=reward", f"output_dir={path.parent.parent / 'reward'}"])
     assert all("loss/kl" not in r for r in train_log(reward_path))  # the penalty is in the reward instead
+    assert json.loads((reward_path / "results.json").read_text())["regulariser"]["placement"] == "reward"
 
 
 def test_critic_free_rows_show_on_the_board_with_their_labels(tiny_imdb_args):
@@ -82,7 +84,7 @@ def test_an_interrupted_grpo_run_resumes_to_the_same_final_metrics(tiny_imdb_arg
     assert [r["iteration"] for r in train_log(resumed)] == [1, 2, 3, 4, 5]
 
 
-@pytest.mark.parametrize("arg", ["grpo.group_size=1", "rloo.k=1", "grpo.kl=both", "grpo.loss_aggregation=mean",
+@pytest.mark.parametrize("arg", ["grpo.group_size=1", "rloo.k=1", "kl.placement=both", "kl.estimator=k2", "rloo.steps=twice", "grpo.loss_aggregation=mean",
                                  "reinforce_pp.gamma=1.5", "reinforce_pp_baseline.group_size=1"])
 def test_a_bad_critic_free_setting_is_refused_with_its_key(tiny_imdb_args, arg):
     from grue.config import ConfigError
@@ -97,4 +99,4 @@ def test_the_new_groups_change_no_paper_algorithm_s_hash(tiny_imdb_args):
 
     for algo in ("ppo", "nlpo", "supervised_ppo"):
         args = [*tiny_imdb_args, f"algo={algo}"]
-        assert config_hash(load_config(args)) == config_hash(load_config([*args, "grpo.beta=0.5", "rloo.k=8"]))
+        assert config_hash(load_config(args)) == config_hash(load_config([*args, "grpo.group_size=8", "rloo.k=8", "rloo.steps=single"]))

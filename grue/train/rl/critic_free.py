@@ -3,9 +3,11 @@ PPO-clip loss whose per-token average is the method's own.
 
 A method subclasses `CriticFreeTrainer` and says three things: how many samples it draws per prompt
 (`group_size`), how rewards become per-token advantages (`token_advantages`), and how its loss
-averages over tokens and sequences (`aggregation`). Optionally a KL term in the loss (`loss_kl_coef`,
-GRPO's) and a global normalisation of the advantages (`whiten`, REINFORCE++'s). Everything else, the
-rollout, the KL controller, minibatches, checkpoints and processes, is RLTrainer's.
+averages over tokens and sequences (`aggregation`). Optionally a global normalisation of the advantages
+(`whiten`, REINFORCE++'s). The KL regulariser is not a method's own: every method reads the `kl` group
+(where the term sits, its estimator, its controller), so methods compare under the same regulariser
+unless a run sets it otherwise. Everything else, the rollout, minibatches, checkpoints and processes, is
+RLTrainer's.
 
 Groups. The G samples of a prompt are G consecutive episodes of one rollout round (`_my_samples`), so a
 round never splits a group and the group statistics need no bookkeeping. Minibatches may cut a group
@@ -22,10 +24,9 @@ import torch
 
 from grue.data.sample import Sample
 from grue.runtime.distributed import global_sum
-from grue.train.rl.kl import kl_penalised_rewards
+from grue.train.rl.kl import kl_estimate, kl_penalised_rewards
 from grue.train.rl.kl_temperature import kl_temperature
-from grue.train.rl.minibatch import minibatch_count
-from grue.train.rl.policy_gradient import episode_weights, k3_kl, weighted_clipped_loss
+from grue.train.rl.policy_gradient import episode_weights, weighted_clipped_loss
 from grue.train.rl.ppo_loss import PPOLosses
 from grue.train.rl.rollout import Episodes, Experience
 from grue.train.rl.trainer import RLTrainer, _check_finite, whiten_over_processes
@@ -45,10 +46,15 @@ class CriticFreeTrainer(RLTrainer):
         """How the loss averages over tokens and sequences (grue/train/rl/policy_gradient.AGGREGATIONS)."""
         return "token"
 
+    def kl_placement(self) -> str:
+        """Where the KL term sits, `reward` or `loss`: the `kl` group's, the same for every method
+        (grue/train/regulariser.py reads it back from a results file)."""
+        return str(self.cfg.kl.placement)
+
     def loss_kl_coef(self) -> float:
-        """The coefficient of a k3 KL to the reference in the loss (0: none; a penalty in the reward is
-        the method's `token_advantages`' own)."""
-        return 0.0
+        """The coefficient of the KL term in the loss: the `kl` controller's beta with `kl.placement=loss`
+        (fixed with kl.k_beta=0, GRPO's paper setting), 0 with the penalty in the reward."""
+        return float(self.kl_ctl.value) if self.kl_placement() == "loss" else 0.0
 
     def token_advantages(self, episodes: Episodes) -> torch.Tensor:
         """[B, T] the advantage of each step of each episode (zero on padding is not required)."""
@@ -57,12 +63,13 @@ class CriticFreeTrainer(RLTrainer):
     # -- shared helpers for `token_advantages` -------------------------------------------------------
     def kl_penalised(self, episodes: Episodes, token_reward: Optional[torch.Tensor] = None) -> torch.Tensor:
         """[B, T] the task reward (or `token_reward`, [B] or [B, T]) minus the `kl` controller's beta times
-        the per-token log-ratio against the reference: PPO's rewards (grue/train/rl/kl.py), for methods
-        with the penalty in the reward."""
+        the per-token `kl.estimator` estimate against the reference: PPO's rewards (grue/train/rl/kl.py).
+        With `kl.placement=loss` the penalty is the loss's instead, and this is the reward alone."""
         rollout = episodes.rollout
         reward = episodes.token_reward if token_reward is None else token_reward
+        beta = self.kl_ctl.value if self.kl_placement() == "reward" else 0.0
         rewards, _ = kl_penalised_rewards(reward, rollout.raw_logp, episodes.ref_logp, rollout.valid,
-                                          rollout.last_index, self.kl_ctl.value)
+                                          rollout.last_index, beta, str(self.cfg.kl.estimator))
         return rewards
 
     # -- group sampling ------------------------------------------------------------------------------
@@ -98,7 +105,7 @@ class CriticFreeTrainer(RLTrainer):
         processes each optimizer step sees the global minibatch's share."""
         valid = exp.rollout.valid
         sequences, tokens = global_sum([float(valid.shape[0]), valid.sum().item()], self.world)
-        parts = minibatch_count(int(tokens), self.cfg.ppo.batch_size)
+        parts = self.minibatch_parts(int(tokens))
         weights = episode_weights(valid, self.aggregation(), sequences, tokens, int(self.cfg.rollout.max_new_tokens))
         exp.token_weight = weights * parts * self.world
         self._kl_loss_total, self._kl_loss_steps = 0.0, 0
@@ -123,13 +130,13 @@ class CriticFreeTrainer(RLTrainer):
             new_logp, token_entropy, raw_logp = self.policy.action_and_raw_stats(self.policy.model, rollout,
                                                                                  entropy_grad=entropy_grad,
                                                                                  raw_temperature=t_kl)
-            kl = k3_kl(raw_logp, mb.ref_logp)
+            kl = kl_estimate(raw_logp, mb.ref_logp, str(self.cfg.kl.estimator))
         else:
             new_logp, token_entropy, _ = self.policy.action_stats(self.policy.model, rollout,
                                                                   entropy_grad=entropy_grad)
             kl = None
         weights = selected * mb.token_weight[:, None]
-        terms = weighted_clipped_loss(new_logp, rollout.logp, mb.advantages, weights, cfg.clip_range, token_entropy,
+        terms = weighted_clipped_loss(new_logp, rollout.logp, mb.advantages, weights, self.clip_range(), token_entropy,
                                       cfg.ent_coef, kl, kl_coef)
         _check_finite(self.iteration + 1, PPO_loss=terms.loss.item())
         self._backward(terms.loss, None)

@@ -2,42 +2,34 @@
 
 G samples per prompt; each sample's advantage is its sequence reward standardised within its group,
 (r_i - mean(r)) / std(r), on every one of its tokens (outcome supervision, section 4.1.2). The loss is
-PPO's clipped surrogate plus beta times the k3 estimate of KL(pi || pi_ref) per token (Eqs. 3-4),
-averaged as a token mean per sequence and then a mean over sequences.
+PPO's clipped surrogate, averaged as a token mean per sequence and then a mean over sequences (Eq. 3's
+1/|o_i|).
 
-Options (`grpo` group, grue/train/rl/critic_free_config.py): `kl=reward` moves the KL into the reward
-instead (the `kl` group's controller, as PPO; the sequence's summed penalty enters the group statistics);
-`scale_rewards=false` and `loss_aggregation=constant` together are Dr. GRPO (Liu et al. 2025, section
-3.2: no division by the group's std, and a constant instead of each sequence's length in the loss).
+The KL regulariser is the `kl` group's, as every RL method's (grue/train/regulariser.py): on the board's
+presets the task's PPO regulariser, a per-token penalty in the reward whose sequence sum enters the
+group statistics. The paper's own, beta = 0.04 times the k3 estimate in the loss (Eqs. 3-4), is
+`kl.placement=loss kl.estimator=k3 kl.init_coef=0.04 kl.k_beta=0`, registered as `grpo_paper`.
+`grpo.scale_rewards=false grpo.loss_aggregation=constant` is Dr. GRPO (Liu et al. 2025, section 3.2: no
+division by the group's std, a constant instead of each sequence's length), registered with its
+recipe's `--beta 0` (no KL term) as `dr_grpo`.
 """
 from __future__ import annotations
 
 import torch
 
 from grue.train.rl.critic_free import CriticFreeTrainer
-from grue.train.rl.kl import AdaptiveKLController
 from grue.train.rl.policy_gradient import group_normalised, sequence_total
 from grue.train.rl.rollout import Episodes
 
 
 class GRPOTrainer(CriticFreeTrainer):
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        if self.cfg.grpo.kl == "loss":
-            # the coefficient is the loss's constant beta: logged as kl_coef, never adapted
-            self.kl_ctl = AdaptiveKLController(self.cfg.grpo.beta, target=1.0, k_beta=0.0)
-
     def group_size(self) -> int:
         return int(self.cfg.grpo.group_size)
 
     def aggregation(self) -> str:
         return str(self.cfg.grpo.loss_aggregation)
 
-    def loss_kl_coef(self) -> float:
-        return float(self.cfg.grpo.beta) if self.cfg.grpo.kl == "loss" else 0.0
-
     def token_advantages(self, episodes: Episodes) -> torch.Tensor:
-        rewards = self.kl_penalised(episodes) if self.cfg.grpo.kl == "reward" else episodes.token_reward
         scale = bool(self.cfg.grpo.scale_rewards)
-        advantage = group_normalised(sequence_total(rewards), self.group_size(), scale=scale)
+        advantage = group_normalised(sequence_total(self.kl_penalised(episodes)), self.group_size(), scale=scale)
         return advantage[:, None].expand_as(episodes.rollout.valid)

@@ -19,19 +19,35 @@ from typing import Optional
 import torch
 
 KL_UNITS = ("token", "episode")
+KL_ESTIMATORS = ("k1", "k3")  # the `kl.estimator` values (grue/config/schema.py KLConfig)
+
+
+def kl_estimate(logp: torch.Tensor, ref_logp: torch.Tensor, estimator: str = "k1") -> torch.Tensor:
+    """Per sampled token, an estimate of KL(pi || pi_ref): `k1` = log pi - log pi_ref (unbiased, can be
+    negative; PPO's penalty), `k3` = pi_ref/pi - log(pi_ref/pi) - 1 (unbiased, never negative; GRPO's Eq. 4)."""
+    if estimator == "k1":
+        return logp - ref_logp
+    if estimator == "k3":
+        log_ratio = ref_logp - logp
+        return torch.exp(log_ratio) - log_ratio - 1
+    raise ValueError(f"kl.estimator must be one of {', '.join(KL_ESTIMATORS)}, not {estimator!r}")
 
 
 def kl_penalised_rewards(task_reward: torch.Tensor, logp: torch.Tensor, ref_logp: torch.Tensor,
-                         valid: torch.Tensor, last_index: torch.Tensor, beta: float) -> tuple[torch.Tensor, torch.Tensor]:
+                         valid: torch.Tensor, last_index: torch.Tensor, beta: float,
+                         estimator: str = "k1") -> tuple[torch.Tensor, torch.Tensor]:
     """r_hat_t = r_t - beta * (log pi(a_t|s_t) - log pi_0(a_t|s_t)); r_t is the task reward at the last token,
-    or, when `task_reward` is [B, T], that per-token reward.
+    or, when `task_reward` is [B, T], that per-token reward. `estimator=k3` subtracts beta times the k3
+    estimate instead of the log-ratio.
 
     The paper prints the KL with the opposite sign (spec 3.3), which would reward divergence; this is
     the sign the reference code and Ziegler et al. use. `logp` is the unmasked policy log-prob.
-    Returns (rewards [B, T], per-token kl [B, T]); both are zero on padding.
+    Returns (rewards [B, T], per-token kl [B, T]); both are zero on padding. The returned kl is always the
+    log-ratio (k1), what the controller steps on and the logs report, whatever the penalty's estimator.
     """
     kl = (logp - ref_logp) * valid
-    rewards = -beta * kl
+    penalty = kl if estimator == "k1" else kl_estimate(logp, ref_logp, estimator) * valid
+    rewards = -beta * penalty
     if task_reward.dim() == 2:  # a dense reward (reward.dense) already spread over the tokens: [B, T]
         rewards = rewards + task_reward.to(rewards.dtype)
     else:

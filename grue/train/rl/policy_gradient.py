@@ -15,6 +15,7 @@ from typing import Optional
 
 import torch
 
+from grue.train.rl.kl import kl_estimate
 from grue.train.rl.ppo_loss import clipped_surrogate, masked_mean, ratio_diagnostics
 from grue.train.rl.critic_free_config import AGGREGATIONS  # noqa: F401  (the names; weights below)
 
@@ -81,8 +82,7 @@ def minus_baseline(token_reward: torch.Tensor, baseline: torch.Tensor, last_inde
 def k3_kl(logp: torch.Tensor, ref_logp: torch.Tensor) -> torch.Tensor:
     """The k3 estimator of KL(pi || pi_ref) per sampled token (GRPO's Eq. 4, Schulman's k3):
     pi_ref/pi - log(pi_ref/pi) - 1, always >= 0, 0 where the two agree."""
-    log_ratio = ref_logp - logp
-    return torch.exp(log_ratio) - log_ratio - 1
+    return kl_estimate(logp, ref_logp, "k3")
 
 
 def episode_weights(valid: torch.Tensor, aggregation: str, sequences: float, tokens: float,

@@ -4,10 +4,14 @@ k samples per prompt; each sequence is one action whose reward is the task rewar
 summed per-token log-ratio against the reference (the `kl` group's controller, exactly PPO's penalty,
 summed over the sequence); its advantage is that reward minus the mean of the other k - 1 samples' rewards,
 on every token. The loss is the sequence's log-prob times its advantage, a mean over sequences
-(`rloo.loss_aggregation=sum`); PPO's clipped ratio only matters when an iteration takes more than one
-optimizer step (on the first step the ratio is 1 and the loss is the paper's REINFORCE estimator).
+(`rloo.loss_aggregation=sum`). With `rloo.steps=ppo` (the default) an iteration takes the `ppo` group's
+epochs of clipped minibatch steps, and the clipped ratio matters from the second step on (on the first
+the ratio is 1 and the loss is the paper's REINFORCE estimator); `rloo.steps=single` (the `rloo_paper`
+algorithm) takes the paper's one unclipped step on the whole rollout, so every step is REINFORCE's.
 """
 from __future__ import annotations
+
+import math
 
 import torch
 
@@ -17,6 +21,19 @@ from grue.train.rl.rollout import Episodes
 
 
 class RLOOTrainer(CriticFreeTrainer):
+    def single_step(self) -> bool:
+        """`rloo.steps=single`: the paper's one unclipped REINFORCE step on each whole rollout."""
+        return self.cfg.rloo.get("steps", "ppo") == "single"
+
+    def update_epochs(self) -> int:
+        return 1 if self.single_step() else super().update_epochs()
+
+    def minibatch_parts(self, transitions: int) -> int:
+        return 1 if self.single_step() else super().minibatch_parts(transitions)
+
+    def clip_range(self) -> float:
+        return math.inf if self.single_step() else super().clip_range()
+
     def group_size(self) -> int:
         return int(self.cfg.rloo.k)
 

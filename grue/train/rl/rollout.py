@@ -154,12 +154,14 @@ def sample_episodes(policy: Any, samples: Sequence[Sample], gen_cfg: Any, batch_
 
 
 @torch.no_grad()
-def gae_experience(policy: Any, episodes: Episodes, value: Any, beta: float, gamma: float, lam: float) -> Experience:
-    """PPO's advantages: per-token KL-penalised rewards, the critic's values, GAE (Eqs. 1, 4-5)."""
+def gae_experience(policy: Any, episodes: Episodes, value: Any, beta: float, gamma: float, lam: float,
+                   estimator: str = "k1") -> Experience:
+    """PPO's advantages: per-token KL-penalised rewards (`estimator`: kl.estimator), the critic's values,
+    GAE (Eqs. 1, 4-5)."""
     rollout = episodes.rollout
     old_values = value.values(policy, rollout) * rollout.valid
     rewards, kl = kl_penalised_rewards(episodes.token_reward, rollout.raw_logp, episodes.ref_logp, rollout.valid,
-                                       rollout.last_index, beta)
+                                       rollout.last_index, beta, estimator)
     advantages, returns = gae(rewards, old_values, rollout.valid, gamma, lam)
     return Experience(rollout, old_values, advantages, returns, episodes.task_reward, kl, episodes.generations)
 

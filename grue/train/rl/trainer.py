@@ -205,7 +205,8 @@ class RLTrainer:
     def advantages(self, episodes: Episodes) -> Experience:
         """Seam 2: PPO's GAE over the KL-penalised rewards with the critic's values."""
         cfg = self.cfg.ppo
-        return gae_experience(self.policy, episodes, self.value, self.kl_ctl.value, cfg.gamma, cfg.gae_lambda)
+        return gae_experience(self.policy, episodes, self.value, self.kl_ctl.value, cfg.gamma, cfg.gae_lambda,
+                              str(getattr(self.cfg.kl, "estimator", "k1")))
 
     def generating_models(self) -> list[torch.nn.Module]:
         """The models a generate() call runs: the policy and any model its processors run."""
@@ -270,6 +271,18 @@ class RLTrainer:
             self._backward(losses.total, share)
         return losses
 
+    def update_epochs(self) -> int:
+        """Passes over each rollout: `ppo.epochs` (an algorithm with an update of its own says otherwise)."""
+        return int(self.cfg.ppo.epochs)
+
+    def minibatch_parts(self, transitions: int) -> int:
+        """Minibatches per pass over a rollout of `transitions` valid transitions (all processes)."""
+        return minibatch_count(transitions, self.cfg.ppo.batch_size)
+
+    def clip_range(self) -> float:
+        """The ratio's clip range: `ppo.clip_range` (math.inf: no clipping)."""
+        return float(self.cfg.ppo.clip_range)
+
     def update(self, exp: Experience) -> dict[str, float]:
         """`ppo.epochs` passes over the rollout's transitions in random minibatches of at most
         `ppo.batch_size` transitions (grue.train.rl.minibatch). The number of optimizer steps and the global
@@ -277,12 +290,12 @@ class RLTrainer:
         cfg = self.cfg.ppo
         exp.advantages = self._normalised_advantages(exp)
         total = int(global_sum([exp.rollout.valid.sum().item()], self.world)[0])
-        parts = minibatch_count(total, cfg.batch_size)
+        parts = self.minibatch_parts(total)
         cut = MINIBATCHES[cfg.minibatch]
         params = [p for g in self.optimizer.param_groups for p in g["params"]]
         totals: dict[str, float] = {}
         steps = 0
-        for _ in range(cfg.epochs):
+        for _ in range(self.update_epochs()):
             batches = cut(exp.rollout.valid, parts, self.update_gen)
             # each global minibatch's size: part j of every rank's split
             global_sizes = global_sum([b.size for b in batches], self.world)

@@ -3,10 +3,10 @@
 Learning signal: a 2-layer GPT-2 learns to write the letter "e" (reward: share of e's in the decoded
 4-token generation). Each method, at 4 samples per prompt where it groups, with the same budget (25
 iterations of 64 generated tokens, 4 epochs of 4 minibatches, learning rate 3e-3, no KL penalty in the
-reward; GRPO keeps its paper's k3 KL in the loss at beta 0.04) must raise the mean reward of its last 3
+reward, for GRPO too: every method reads the shared `kl` group) must raise the mean reward of its last 3
 iterations by at least 0.1 over its first 3, on each of seeds 0, 1 and 2. The starting share is about
 0.05-0.08; the gains measured when this was written: GRPO 0.13-0.21 (the slowest: its std division
-and KL term), RLOO 0.34-0.84, REINFORCE++ 0.37-0.68, REINFORCE++-baseline 0.32-0.42.
+and, then, the paper's k3 KL term in the loss at beta 0.04, which GRPO no longer runs here), RLOO 0.34-0.84, REINFORCE++ 0.37-0.68, REINFORCE++-baseline 0.32-0.42.
 """
 from __future__ import annotations
 

@@ -81,10 +81,11 @@ def episodes(task_reward, raw_logp, ref_logp, valid):
     return Episodes([], rollout, [], reward, reward, torch.tensor(ref_logp))
 
 
-def trainer(cls, beta, **groups):
-    """A trainer with only what its advantage needs: the config and the KL controller's beta."""
+def trainer(cls, beta, placement="reward", estimator="k1", **groups):
+    """A trainer with only what its advantage needs: the config (the shared `kl` group's placement and
+    estimator, the method's own group) and the KL controller's beta."""
     out = object.__new__(cls)
-    out.cfg = OmegaConf.create(groups)
+    out.cfg = OmegaConf.create({"kl": {"placement": placement, "estimator": estimator}, **groups})
     out.kl_ctl = AdaptiveKLController(beta, target=1.0, k_beta=0.0)
     return out
 
@@ -99,7 +100,7 @@ KL_SUMS = [0.6, 0.4, 0.4, 0.4]
 
 
 def test_grpo_with_kl_in_the_loss_normalises_the_task_reward_alone():
-    t = trainer(GRPOTrainer, beta=0.5, grpo={"group_size": 2, "kl": "loss", "scale_rewards": True})
+    t = trainer(GRPOTrainer, beta=0.5, placement="loss", grpo={"group_size": 2, "scale_rewards": True})
     got = t.token_advantages(episodes(**EPISODES))
     # groups [1, 0] and [2, 1]: deviations -+0.5, sample std sqrt(0.5) -> +-0.5 / 0.7071 on every token
     a = 0.5 / math.sqrt(0.5)
@@ -108,7 +109,7 @@ def test_grpo_with_kl_in_the_loss_normalises_the_task_reward_alone():
 
 
 def test_grpo_with_kl_in_the_reward_subtracts_beta_times_the_summed_kl_first():
-    t = trainer(GRPOTrainer, beta=0.5, grpo={"group_size": 2, "kl": "reward", "scale_rewards": False})
+    t = trainer(GRPOTrainer, beta=0.5, grpo={"group_size": 2, "scale_rewards": False})
     got = t.token_advantages(episodes(**EPISODES))
     # rewards 1 - 0.3, 0 - 0.2, 2 - 0.2, 1 - 0.2 = 0.7, -0.2 | 1.8, 0.8; centred in their groups
     assert got[:, 0].tolist() == pytest.approx([0.45, -0.45, 0.5, -0.5])
