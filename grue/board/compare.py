@@ -187,3 +187,51 @@ def compare_sources(a: str, b: str) -> tuple[pd.DataFrame, str]:
     frame_b, desc_b = load_side(b)
     result = compare_frames(frame_a, frame_b)
     return result, report(result, desc_a, desc_b)
+
+
+class RowNotFound(ValueError):
+    """A row name (or task) that the runs do not hold; the message names the valid ones on one line."""
+
+
+def pick_rows(runs_dir: str, a: str, b: str, task: str | None = None):
+    """The two named rows of one task under `runs_dir` (row_differences.py names them), or RowNotFound."""
+    from grue.board.numbers.row_differences import board_rows, row_catalogue, row_names
+
+    by_task = board_rows(collect([Path(runs_dir)]).runs)
+    if task is not None and task not in by_task:
+        raise RowNotFound(f"task {task!r} has no runs under {runs_dir}; tasks there: {', '.join(sorted(by_task)) or 'none'}")
+    tasks = [task] if task is not None else [t for t in sorted(by_task)
+                                             if {a, b} <= set(row_names(by_task[t]))]
+    if len(tasks) > 1:
+        raise RowNotFound(f"rows {a!r} and {b!r} are on several tasks ({', '.join(tasks)}); add --task <one of them>")
+    if not tasks:  # name the rows of the task the names come closest to
+        near = [t for t in sorted(by_task) if {a, b} & set(row_names(by_task[t]))] or sorted(by_task)
+        if not near:
+            raise RowNotFound(f"{runs_dir} holds no finished runs; nothing to compare")
+        tasks = near[:1]
+    names = row_names(by_task[tasks[0]])
+    for name in (a, b):
+        if name not in names:
+            raise RowNotFound(f"no row {name!r} on {tasks[0]}; valid rows: {row_catalogue(by_task[tasks[0]])}")
+    if a == b:
+        raise RowNotFound(f"--rows names {a!r} twice; give two different rows of {tasks[0]}")
+    return names[a], names[b]
+
+
+def rows_report(row_a, row_b, name_a: str, name_b: str) -> str:
+    """Markdown: what differs between two rows of one task (facts always, then the differing config keys)."""
+    from grue.board.numbers.row_differences import differences
+
+    lines = ["# grue compare --rows", "", f"- A: `{name_a}`, {row_a.describe()}",
+             f"- B: `{name_b}`, {row_b.describe()}", f"- task: {row_a.task}", "",
+             "| | A | B | differs |", "|---|---|---|---|"]
+    found = differences(row_a, row_b)
+    for line in found:
+        cells = [text.replace("|", "\\|") for text in (line.what, line.a, line.b)]
+        lines.append(f"| {' | '.join(cells)} | {'≠' if line.differs else ''} |")
+    if row_a.config is None or row_b.config is None:
+        lines += ["", "_A row records no config (results.json `config`): its config keys cannot be compared._"]
+    lines += ["", "_Facts: critic (model.value_model, none for a critic-free method), KL regulariser, samples per "
+              "prompt, epochs per rollout, mean train tokens (B as a ratio of A), seeds. Then every config key that "
+              "differs in the groups either algorithm reads; '(not read)': that algorithm does not read the group._"]
+    return "\n".join(lines) + "\n"

@@ -1,4 +1,5 @@
-"""`grue compare A B`: two result sets side by side, per metric, with significance. Thin wrapper."""
+"""`grue compare A B`: two result sets side by side, per metric, with significance; `grue compare RUNS --rows A,B`:
+what differs between two rows of one task. Thin wrapper."""
 from __future__ import annotations
 
 import json
@@ -74,15 +75,65 @@ def checked_side(spec: str) -> str:
                      "give a runs directory, a leaderboard.json, or 'paper'")
 
 
+ROWS_HELP = ("A,B: two rows of one task under the runs directory A, to show what differs between them (critic, "
+             "regulariser, group size, epochs, tokens, every differing config key); a bad name lists the valid rows")
+
+
+def _split_rows(rows: str) -> tuple[str, str]:
+    names = [name.strip() for name in rows.split(",")]
+    if len(names) != 2 or not all(names):
+        raise UsageError(f"--rows {rows!r}: give two row names separated by a comma, e.g. --rows ppo,grpo")
+    return names[0], names[1]
+
+
+def _compare_rows(runs: str, b: Optional[str], rows: str, task: Optional[str], out: Optional[Path]) -> None:
+    """`grue compare RUNS --rows A,B`: what differs between two rows of one task."""
+    from grue.board.compare import RowNotFound, pick_rows, rows_report
+
+    if b is not None:
+        raise UsageError(f"--rows compares two rows of one runs directory; give only that directory, not B ({b})")
+    if not Path(runs).is_dir():
+        raise UsageError(f"{runs!r} is not a runs directory; --rows reads the rows of the runs under one directory")
+    runs = checked_side(runs)
+    name_a, name_b = _split_rows(rows)
+    if out is not None:
+        refuse_replacing_inputs(out, [Path(runs)], "--out")
+        check_writable_file(out, "--out")
+    try:
+        row_a, row_b = pick_rows(runs, name_a, name_b, task)
+    except RowNotFound as err:
+        raise UsageError(str(err)) from None
+    text = rows_report(row_a, row_b, name_a, name_b)
+    typer.echo(text)
+    if out is not None:
+        write_text(out, text)
+        typer.echo(f"wrote {out}")
+
+
 def compare(
     a: str = typer.Argument(..., help="A: a runs directory, an exported leaderboard.json, or 'paper'"),
-    b: str = typer.Argument(..., help="B: a runs directory, an exported leaderboard.json, or 'paper'"),
-    out: Optional[Path] = typer.Option(None, "--out", help="also write the report (Markdown) and a CSV beside it"),
+    b: Optional[str] = typer.Argument(None, help="B: a runs directory, an exported leaderboard.json, or 'paper' "
+                                                 "(omitted with --rows)"),
+    rows: Optional[str] = typer.Option(None, "--rows", help=ROWS_HELP),
+    task: Optional[str] = typer.Option(None, "--task", help="with --rows: the task whose rows they are (needed "
+                                                            "only when both names exist on several tasks)"),
+    out: Optional[Path] = typer.Option(None, "--out", help="also write the report (Markdown) and a CSV beside it "
+                                                           "(with --rows: the report only)"),
 ) -> None:
     """Compare two result sets: per metric the difference, whether it is significant, and which side is better.
+    With --rows A,B: what differs between two rows of one task of one runs directory (the settings a referee
+    checks before reading their scores side by side).
 
     Examples: grue compare runs paper | grue compare runs-main runs-branch | grue compare old/leaderboard.json runs
+    | grue compare runs --rows ppo,grpo --task imdb
     """
+    if rows is not None:
+        return _compare_rows(a, b, rows, task, out)
+    if task is not None:
+        raise UsageError("--task goes with --rows (two rows of one task); without it every task is compared")
+    if b is None:
+        raise UsageError("give B (a runs directory, an exported leaderboard.json, or 'paper'), or --rows A,B to see "
+                         f"what differs between two rows of {a}")
     given = [Path(side) for side in (a, b) if side != "paper"]
     a, b = checked_side(a), checked_side(b)
     empty = [side for side in (a, b) if _rows_of(side) == 0]

@@ -13,6 +13,7 @@ from grue.board.numbers.aggregate import ROW_KEYS, report_split
 from grue.board.metric_info import COUNT_METRICS, direction, metric_order
 from grue.board.numbers.reference import HIDDEN_TEST, provenance
 from grue.board.tables.cost_columns import COST_NOTE, cost_cells, cost_columns
+from grue.board.tables.fact_columns import FACT_NOTE, fact_columns, fact_labels, token_note
 from grue.board.tables.table import FLAG_MARK, Cell, Column, Row, Table
 from grue.board.submit.shown import with_labels
 from grue.board.task_info import algo_label, algo_rank, ordered_tasks, outside_grue_note  # noqa: F401  (re-exported)
@@ -70,6 +71,8 @@ def task_table(agg: pd.DataFrame, task: str, split: str | None = None, with_pape
     labels = LABEL_COLUMNS + ([SETTING_COLUMN] if (frame["setting_label"] != "").any() else [])
     verified = "verified" in frame and bool((frame["verified"].fillna(0) > 0).any())
     labels += [VERIFIED_COLUMN] if verified else []
+    facts = fact_columns(frame)  # each RL row's critic and regulariser (fact_columns.py)
+    labels += facts
     costs = cost_columns(frame)
     table = Table(title=_title(task, split), label_columns=labels,
                   value_columns=[Column(m, m, direction(m, {m: bool(declared[m])})) for m in metrics] + costs,
@@ -90,6 +93,7 @@ def task_table(agg: pd.DataFrame, task: str, split: str | None = None, with_pape
         source = named.pop("source")
         named["algo"] = algo_label(named["algo"])
         named["n"] = _seeds_text(group["n"].max())
+        named.update(fact_labels(group, facts, source))
         if verified:
             named["verified"] = verified_text(group["verified"].max(), group["n"].max()) if source == "runs" else ""
             named["verified"] = with_labels(named["verified"], group)  # what add found (submit/shown.py)
@@ -113,6 +117,10 @@ def task_table(agg: pd.DataFrame, task: str, split: str | None = None, with_pape
         table.notes.append(VERIFIED_NOTE)
     if costs:
         table.notes.append(COST_NOTE)
+    if facts:
+        table.notes.append(FACT_NOTE)
+    if token_note(frame):
+        table.notes.append(token_note(frame))
     if tables_cited:
         cites = "; ".join(provenance(t) for t in sorted(tables_cited))
         table.notes.append(f"Rows marked paper are the published numbers ({cites}), not runs of ours.")

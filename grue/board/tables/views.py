@@ -9,6 +9,8 @@ import math
 import pandas as pd
 
 from grue.board.build import Board
+from grue.board.numbers.budget import TOKEN_TOLERANCE
+from grue.board.numbers.critic_question import QUESTION_ID
 from grue.board.numbers.selection import rows_to_show
 from grue.board.task_info import grue_tasks, naturalness_metrics, task_short
 from grue.board.tables.table import Cell, Column, Row, Table
@@ -173,9 +175,11 @@ def questions_table(board: Board) -> Table:
         table.rows.append(Row({"task": r["task"], "profile": r["profile"], "question": r["question"]}, cells))
     table.notes.append("'yes' = at least one comparison significant at 0.05 after Holm over the task's tests, none reversed; "
                        "fewer than two seeds per side is 'not testable'. Paper: ✓/✗ from its Table 2, – = no human study.")
-    if (board.questions["question_id"] == "critic_worth_cost").any():
-        table.notes.append("'Is the critic worth its cost?' is today's question, not the paper's: PPO against the best "
-                           "critic-free method within 10% of its generated tokens, in the same Holm family "
+    if board.questions["question_id"].str.startswith(QUESTION_ID).any():
+        table.notes.append("'Is the critic worth its cost?' is today's question, not the paper's, asked once per critic "
+                           "PPO's rows record (shared trunk or separate): PPO against each critic-free row within "
+                           f"{TOKEN_TOLERANCE:.0%} of its generated tokens and under its regulariser, every comparison "
+                           "in the same Holm family; 'yes' = PPO significantly better than every candidate "
                            "(docs/algorithms.md).")
     return table
 
