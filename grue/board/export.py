@@ -15,6 +15,7 @@ from grue.board.build import Board, BoardOptions, build_board
 from grue.board.numbers.collect import Collection, collect
 from grue.board.render.files import write_text
 from grue.board.render.summary import skipped_records, to_csv, to_json
+from grue.board.tables.differences_table import differences_table
 from grue.board.tables.table import Table
 from grue.board.tables.task_tables import splits_of, task_table, task_tables
 from grue.board.tables.views import overall_tables, questions_table, selection_table, tests_table
@@ -67,6 +68,8 @@ def document_tables(board: Board, every_split: bool = True) -> list[Table]:
         splits = splits_of(board.agg, task) if every_split else [None]
         tables += [task_table(board.agg, task, split, board.options.with_paper) for split in splits]
     tables.append(selection_table(board))
+    differing = differences_table(board)  # each RL row against its PPO row (tables/differences_table.py)
+    tables += [differing] if differing.rows else []
     if not board.tests.empty:
         tables.append(tests_table(board.tests))
     if not board.questions.empty:

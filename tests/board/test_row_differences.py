@@ -110,3 +110,27 @@ def test_the_task_table_shows_critic_and_regulariser_and_names_rows_off_ppo_s_to
     assert rows["RLOO"].labels["regulariser"] == "k1 in reward, adaptive to 0.5/token from 0.05"
     note = next(n for n in table.notes if n.startswith("Not at equal generated tokens"))
     assert "GRPO (1.025x PPO's tokens)" in note and "RLOO" not in note
+
+
+def test_rloo_s_paper_step_reads_as_one_epoch_whatever_ppo_epochs_says(tmp_path):
+    row(tmp_path, "rloo", 6144, rloo={"k": 4})
+    row(tmp_path, "rloo_paper", 6144, rloo={"k": 4, "steps": "single"})
+    a, b = pick_rows(str(tmp_path), "rloo", "rloo_paper")
+    lines = {line.what: line for line in differences(a, b)}
+    assert (lines["epochs"].a, lines["epochs"].b) == ("4", "1 (single unclipped step)")
+    assert (lines["rloo.steps"].a, lines["rloo.steps"].b) == ("(unset)", "single")
+
+
+def test_the_board_lists_what_sets_each_rl_row_apart_from_its_ppo_row(tmp_path):
+    from grue.board.export import board_markdown
+
+    board_fixture(tmp_path)
+    row(tmp_path, "rloo", 6144, rloo={"k": 4})
+    text = board_markdown(build_board([tmp_path], BoardOptions(with_paper=False)))
+    table = text.split("## What differs from PPO")[1].split("\n## ")[0]
+    lines = {line.split(" | ")[2]: line for line in table.splitlines() if line.startswith("| imdb |")}
+    assert set(lines) == {"grpo", "rloo"}  # PPO is no pair of its own
+    assert "critic none vs separate; regulariser k3 in loss, fixed 0.04 vs k1 in reward, adaptive to 0.5/token " \
+           "from 0.05; group size 4 vs 1; train tokens 6298 (1.025x PPO's tokens: not within 2%) vs 6144" in lines["grpo"]
+    assert "regulariser" not in lines["rloo"] and "train tokens" not in lines["rloo"]  # the same as PPO's
+    assert "rloo.k (not read) vs 4" not in lines["rloo"] and "rloo.k 4 vs (not read)" in lines["rloo"]

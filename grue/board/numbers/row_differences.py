@@ -153,14 +153,14 @@ def config_differences(a: BoardRow, b: BoardRow) -> list[Difference]:
     return out
 
 
-def _tokens_text(row: BoardRow, reference: BoardRow | None) -> str:
+def _tokens_text(row: BoardRow, reference: BoardRow | None, reference_name: str = "A") -> str:
     if not math.isfinite(row.tokens):
         return NOT_RECORDED
     text = f"{row.tokens:.0f}"
     if reference is None:
         return text
     verdict = "within" if at_equal_tokens(row.tokens, reference.tokens) else "not within"
-    return f"{text} ({tokens_ratio_text(row.tokens, reference.tokens, 'A')}: {verdict} {TOKEN_TOLERANCE:.0%})"
+    return f"{text} ({tokens_ratio_text(row.tokens, reference.tokens, reference_name)}: {verdict} {TOKEN_TOLERANCE:.0%})"
 
 
 def _tokens_differ(a: float, b: float) -> bool:
@@ -170,12 +170,12 @@ def _tokens_differ(a: float, b: float) -> bool:
     return math.isfinite(a) and not at_equal_tokens(b, a)
 
 
-def differences(a: BoardRow, b: BoardRow) -> list[Difference]:
-    """Facts first (always shown), then the differing config keys."""
+def differences(a: BoardRow, b: BoardRow, a_name: str = "A") -> list[Difference]:
+    """Facts first (always shown), then the differing config keys; B's tokens read as a ratio of `a_name`'s."""
     facts_a, facts_b = run_facts(a.runs[0].doc), run_facts(b.runs[0].doc)
     lines = [Difference(name, facts_a[name] or "—", facts_b[name] or "—", fact=True,
                         differs=facts_a[name] != facts_b[name]) for name in facts_a]
-    lines.append(Difference("train tokens", _tokens_text(a, None), _tokens_text(b, a), fact=True,
+    lines.append(Difference("train tokens", _tokens_text(a, None), _tokens_text(b, a, a_name), fact=True,
                             differs=_tokens_differ(a.tokens, b.tokens)))
     lines.append(Difference("seeds", str(len(a.runs)), str(len(b.runs)), fact=True, differs=False))
     return lines + config_differences(a, b)

@@ -10,13 +10,15 @@ does not apply to an algorithm (the critic of a supervised run) is the empty str
 - regulariser: grue/train/regulariser.py's one-line description ("k1 in reward, adaptive to 0.5/token
   from 0.05"), '' for what trains no RL;
 - group size: samples drawn per prompt (GRPO's G, RLOO's k, REINFORCE++(-baseline)'s group); 1 for PPO;
-- epochs: passes over each rollout (the algorithm's own group's `epochs` when it has one, else `ppo.epochs`).
+- epochs: passes over each rollout (the algorithm's own group's `epochs` when it has one, else `ppo.epochs`;
+  RLOO's paper step, `rloo.steps=single`, is one unclipped step).
 """
 from __future__ import annotations
 
 from typing import Any, Mapping
 
 NOT_RECORDED = "not recorded"
+SINGLE_STEP = "single"  # rloo.steps=single (grue/train/rl/critic_free_config.py): one REINFORCE step per rollout
 NO_CRITIC = "none"
 CRITIC_KINDS: tuple[str, ...] = ("shared", "separate")
 # Each group method's samples per prompt, by the config key its own group names it with.
@@ -92,6 +94,10 @@ def epochs_of(doc: Mapping[str, Any]) -> str:
     if not _trains_rl(doc):
         return ""
     config = _config(doc)
+    for group in _own_groups(doc):  # RLOO's paper step: one unclipped step per rollout, ppo.epochs not read
+        section = config.get(group) if config else None
+        if isinstance(section, Mapping) and section.get("steps") == SINGLE_STEP:
+            return "1 (single unclipped step)"
     for group in (*_own_groups(doc), "ppo"):
         section = config.get(group) if config else None
         if isinstance(section, Mapping) and "epochs" in section:

@@ -25,6 +25,7 @@ from grue.board.tables.table import Cell, Column, Row, Table
 from grue.board.tables.reward_kl_table import reward_kl_table
 from grue.board.task_info import task_short
 from grue.board.tables.task_tables import algo_label, splits_of, task_table
+from grue.board.tables.differences_table import differences_table
 from grue.board.tables.views import (naturalness_note, overall_tables, questions_table, selection_table,
                               tests_table)
 
@@ -200,6 +201,8 @@ def _reward_kl_html(board: Board, task: str, out: Path) -> str:
 def _task_page(board: Board, task: str, out: Path, sample_limit: int) -> str:
     content = [f"<h2>Metrics</h2>{_split_sources(board, task)}"]
     content += [table_html(task_table(board.agg, task, split, board.options.with_paper)) for split in splits_of(board.agg, task)]
+    differing = differences_table(board, task)  # each RL row against its PPO row (tables/differences_table.py)
+    content += [table_html(differing, "h3")] if differing.rows else []
     content += ["<h2>Learning curves</h2>", _curves_html(board, task, out)]
     content += [_budget_html(board, task, out)]
     tests = board.tests[board.tests["task"] == task]
