@@ -129,7 +129,7 @@ def eval_command(args: Sequence[str]) -> None:
         atomic_write_jsonl(out.predictions(name), ev.predictions)
         metrics[name] = ev.metrics
     doc = results_document(cfg, task, digest, model_ref, metrics, {s: len(data[s]) for s in splits}, scorers,
-                           time.time() - started)
+                           time.time() - started, data=data)
     doc["kind"] = EVALUATION
     out.finish(doc)
     from grue.commands.run import print_metrics

@@ -54,6 +54,7 @@ def validate_results(doc: Any) -> list[str]:
             known = f"{', '.join(allowed)}; not {where[key]}" if key in where else ", ".join(allowed)
             problems.append(f"{key} {doc[key]!r} is not one of {known}")
     problems += _cost_problems(doc.get("cost"))
+    problems += _digest_problems(doc.get("data_sha256"))
     if "reward" in doc and doc["reward"] is not None and not isinstance(doc["reward"], str):
         problems.append("'reward' should be a string or null")
     for split, values in doc["metrics"].items():
@@ -91,3 +92,14 @@ def _cost_problems(cost: Any) -> list[str]:
     for split, value in sampled.items():
         problems += _count_problem(f"cost['eval_generated_tokens'][{split!r}]", value)
     return problems
+
+
+def _digest_problems(digests: Any) -> list[str]:
+    """`data_sha256` (grue/results/digests.py) is optional: files written before it existed have none."""
+    if digests is None:
+        return []
+    if not isinstance(digests, dict):
+        return ["'data_sha256' is not an object"]
+    return [f"data_sha256[{split!r}] is not a SHA-256 (64 hex digits) of a known split" for split, value in digests.items()
+            if split not in SPLITS or not (isinstance(value, str) and len(value) == 64
+                                           and all(c in "0123456789abcdef" for c in value))]

@@ -6,11 +6,12 @@ import platform
 import subprocess
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 from omegaconf import OmegaConf
 
 from grue.metrics.registry import higher_is_better, known_metrics
+from grue.results.digests import split_digest
 from grue.results.schema import SCHEMA_VERSION
 from grue.train.registry import find_algorithm, optimises_reward
 from grue.train.regulariser import regulariser_of
@@ -38,7 +39,9 @@ def _git_commit() -> str | None:
 
 
 def results_document(cfg: Any, task: Any, config_hash: str, init_model: str, metrics: dict[str, dict[str, float]],
-                     n_samples: dict[str, int], scorers: Any, wall_time_s: float) -> dict:
+                     n_samples: dict[str, int], scorers: Any, wall_time_s: float,
+                     data: Mapping[str, Sequence[Any]] | None = None) -> dict:
+    """`data`: the splits as the run loaded them; their digests (digests.py) say which data it scored."""
     known = set(known_metrics())
     names = {name for split in metrics.values() for name in split}
     return {
@@ -64,6 +67,7 @@ def results_document(cfg: Any, task: Any, config_hash: str, init_model: str, met
                            ("validation" if split == "val" else "test"), "n_samples": n_samples[split]}
                    for split in metrics},
         "metrics": metrics,
+        **({"data_sha256": {split: split_digest(data[split]) for split in metrics}} if data is not None else {}),
         "metrics_unavailable": dict(scorers.unavailable),
         "higher_is_better": {name: higher_is_better(name) for name in sorted(names) if name in known},
     }

@@ -64,7 +64,7 @@ def rescore(cfg: Any, run_dir: RunDir, config_hash: str, init_model: str, device
     scorers = build_task_scorers(cfg, policy, device)
     metrics = {split: score_generations(scorers, splits[split], generations[split]).metrics for split in SPLITS}
     doc = results_document(cfg, task, config_hash, init_model, metrics, {split: len(splits[split]) for split in SPLITS},
-                           scorers, time.time() - started)
+                           scorers, time.time() - started, data=splits)
     doc.update(results_fields(run_dir.path))  # what the run's own files add (a label schedule's records)
     doc.update(cost_fields(run_dir.path))      # and what it spent (its logs)
     run_dir.finish(doc)

@@ -213,7 +213,8 @@ class Run:
                                                  **({"generated_tokens": ev.generated_tokens}
                                                     if ev.generated_tokens is not None else {})})
             doc = results_document(cfg, task, self.hash, init_ref, {s: ev.metrics for s, ev in final.items()},
-                                   {s: len(splits[s]) for s in final}, scorers, time.time() - self.started)
+                                   {s: len(splits[s]) for s in final}, scorers, time.time() - self.started,
+                                   data=splits)
             doc.update(results_fields(self.dir.path))  # a label schedule's labels and reward-model accuracy
             doc.update(cost_fields(self.dir.path))  # generated tokens and seconds of training (grue/results/cost.py)
             self.dir.finish(doc)

@@ -1,7 +1,8 @@
 """A submission is what it claims (issue 41): two real tiny IMDB PPO seeds are bundled, then tampered as a
 submitter who lies would: results claiming a reward or an initial model their config does not give, one run
 submitted as two seeds (in one bundle, or against a seed the board holds), generations copied from the
-references. Each is refused with one line naming the problem, or accepted with the right label on its row;
+references, a perplexity claimed without weights, a declared seed left out, another data split's digest,
+generations that the bundled weights do not produce. Each is refused with one line naming the problem, or accepted with the right label on its row;
 the tiny run itself (a mini model, 6 test samples) is labelled non-standard and kept out of the overall board."""
 from __future__ import annotations
 
@@ -46,6 +47,16 @@ def bundle(two_seeds, tmp_path_factory) -> Path:
     return out
 
 
+@pytest.fixture(autouse=True)
+def board_settings(tmp_path, tiny_model_dirs) -> Path:
+    """Each test's board (`tmp_path/board`) re-scores with the tiny classifier the runs used, as its
+    maintainer's board.yaml says (a board's scorers are its own: grue/board/submit/assets.py)."""
+    board = tmp_path / "board"
+    board.mkdir()
+    (board / "board.yaml").write_text(f"metric_options:\n  sentiment_model: {tiny_model_dirs.classifier}\n")
+    return board
+
+
 def _edit_results(files: dict[str, bytes], seed: int, edit) -> None:
     name = seed_file(files, seed, "results.json")
     doc = json.loads(files[name])
@@ -58,6 +69,7 @@ def _only_seed(files: dict[str, bytes], seed: int) -> dict[str, bytes]:
     keep = {n: b for n, b in files.items() if not n.startswith("runs/") or f"-seed{seed}-" in n}
     manifest = json.loads(keep[MANIFEST])
     manifest["seeds"] = [s for s in manifest["seeds"] if s["seed"] == seed]
+    manifest["declared_seeds"] = [seed]
     keep[MANIFEST] = json.dumps(manifest).encode()
     return keep
 
@@ -99,7 +111,7 @@ def test_results_contradicting_their_config_are_refused_with_the_key_named(key, 
     files = read_members(bundle)
     _edit_results(files, 0, edit)
     board = tmp_path / "board"
-    (board / "runs").mkdir(parents=True)
+    (board / "runs").mkdir(parents=True, exist_ok=True)
     before = snapshot(board)
     result, _ = _add(tmp_path, files, board)
     _refused(result, board, before, expected)
@@ -109,7 +121,7 @@ def test_one_run_submitted_as_two_seeds_in_one_bundle_is_refused(bundle, tmp_pat
     files = read_members(bundle)
     _copy_seed_outputs(files, source=0, target=1)
     board = tmp_path / "board"
-    (board / "runs").mkdir(parents=True)
+    (board / "runs").mkdir(parents=True, exist_ok=True)
     before = snapshot(board)
     result, _ = _add(tmp_path, files, board)
     _refused(result, board, before, r"-seed1-\S+ and runs/\S+-seed0-\S+ have identical (test|val) generations: one "
@@ -130,7 +142,10 @@ def test_a_seed_repeating_one_the_board_holds_is_refused(bundle, tmp_path):
 def _honest_claims(tmp_path: Path, files: dict[str, bytes]) -> dict[str, bytes]:
     """What a tamperer who re-scores their own edit claims: the board's re-scored values (any tolerance)."""
     probe = write_members(tmp_path / "probe.grue.tar.gz", files)
-    verdict = verify_bundle(probe, tmp_path / "probe", Tolerance(relative=1e9, absolute=1e9))
+    from grue.board.submit.assets import read_board_settings
+
+    settings, _ = read_board_settings(tmp_path / "board")
+    verdict = verify_bundle(probe, tmp_path / "probe", Tolerance(relative=1e9, absolute=1e9), settings=settings)
     for seed in verdict.seeds:
         metrics = {split: {m: r.get("rescored", r.get("claimed")) for m, r in records.items() if "claimed" in r}
                    for split, records in seed.metrics.items()}
@@ -201,6 +216,7 @@ def zero_shot_bundle(tiny_model_dirs, tmp_path_factory) -> Path:
     """A tiny zero-shot run of the same data and model, bundled (zero-shot saves no weights)."""
     out = tmp_path_factory.mktemp("claims-zero") / "runs"
     args = ["task=imdb", "profile=mini", "algo=zero_shot", "seed=0", f"model.policy={tiny_model_dirs.policy}",
+            f"reward.model={tiny_model_dirs.classifier}",
             "data.max_train=16", "data.max_val=6", "data.max_test=6", "generation.max_new_tokens=6",
             "generation.min_new_tokens=6", "eval.batch_size=6", f"output_dir={out}", "threads=1"]
     Run(load_config(args), args).execute()
@@ -241,3 +257,91 @@ def test_a_claimed_perplexity_neither_anchors_nor_ranks(two_seeds, zero_shot_bun
     assert runner.invoke(leaderboard_app, ["export", f"runs={board / 'runs'}", f"out={out}", "format=md"]).exit_code == 0
     text = (out / "leaderboard.md").read_text()
     assert "perplexity: reported: the submitter's value, not re-computed by the board" in text
+
+
+def test_every_result_records_its_splits_data_digest(two_seeds):
+    from grue.results.digests import split_digest
+    from tasks import get_task
+
+    doc = json.loads(next(two_seeds.glob("*/results.json")).read_text())
+    data = get_task("imdb").loader(load_config([f"{k}={v}" for k, v in (("task", "imdb"), ("profile", "mini"),
+                                                                         ("data.max_val", 6), ("data.max_test", 6),
+                                                                         ("data.max_train", 16))]))
+    assert set(doc["data_sha256"]) == set(doc["metrics"]) == {"val", "test"}
+    assert doc["data_sha256"]["test"] == split_digest(data["test"]) != doc["data_sha256"]["val"]
+
+
+def test_a_seed_that_scored_other_data_is_refused(bundle, tmp_path):
+    files = read_members(bundle)
+    _edit_results(files, 1, lambda doc: doc["data_sha256"].update(test="0" * 64))
+    board = tmp_path / "board"
+    (board / "runs").mkdir(parents=True, exist_ok=True)
+    before = snapshot(board)
+    result, _ = _add(tmp_path, files, board)
+    _refused(result, board, before, r"-seed1-\S+/results\.json: the test split's data digest 000000000000 is not "
+                                    r"the board's \w{12}: the run scored other prompts or references")
+
+
+def test_a_declared_seed_left_out_is_named(bundle, tmp_path):
+    files = _only_seed(read_members(bundle), 0)
+    manifest = json.loads(files[MANIFEST])
+    manifest["declared_seeds"] = [0, 1, 2]  # what bundle wrote for a setting that ran three seeds
+    files[MANIFEST] = json.dumps(manifest).encode()
+    board = tmp_path / "board"
+    (board / "runs").mkdir(parents=True, exist_ok=True)
+    before = snapshot(board)
+    result, _ = _add(tmp_path, files, board)
+    _refused(result, board, before, r"manifest\.json declares seed\(s\) 1, 2 of this setting but the bundle does not "
+                                    r"carry them")
+
+
+@pytest.fixture(scope="module")
+def weighted_bundle(two_seeds, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("claims-weights")
+    assert runner.invoke(leaderboard_app, ["bundle", str(two_seeds), f"out={out}", "weights=yes"]).exit_code == 0
+    [path] = list(out.glob("*.grue.tar.gz"))
+    return path
+
+
+def test_with_weights_the_generations_are_regenerated_token_for_token(weighted_bundle, tmp_path):
+    result = runner.invoke(leaderboard_app, ["add", str(weighted_bundle), f"board={tmp_path / 'board'}"])
+    assert result.exit_code == 0, result.output
+    assert result.output.count("generations tied to the bundle's weights: 8 prompt(s) regenerated token for "
+                               "token") == 2
+    out = tmp_path / "export"
+    runs = tmp_path / "board" / "runs"
+    assert runner.invoke(leaderboard_app, ["export", f"runs={runs}", f"out={out}", "format=md"]).exit_code == 0
+    text = (out / "leaderboard.md").read_text()
+    line = next(l for l in text.splitlines() if "Verified PPO sentiment:" in l)
+    scored = line.split("the board's scorers (")[1].split(")")[0].split(", ")
+    assert {"sentiment", "perplexity", "msttr"} <= set(scored) and "taken as reported" not in line
+    assert "; generations tied to the bundle's weights: 8 prompt(s) regenerated token for token" in line
+
+
+def test_generations_the_weights_do_not_produce_are_refused(weighted_bundle, tmp_path):
+    files = read_members(weighted_bundle)
+    for split in ("val", "test"):  # every generation moved to the next prompt: written by something else
+        name = seed_file(files, 0, f"predictions/{split}.jsonl")
+        rows = [json.loads(line) for line in files[name].decode().splitlines()]
+        moved = [{**r, "generation": rows[(i + 1) % len(rows)]["generation"]} for i, r in enumerate(rows)]
+        files[name] = "".join(json.dumps(r) + "\n" for r in moved).encode()
+    files = _honest_claims(tmp_path, files)
+    board = tmp_path / "board"
+    (board / "runs").mkdir(parents=True, exist_ok=True)
+    before = snapshot(board)
+    result, _ = _add(tmp_path, files, board)
+    _refused(result, board, before, r"-seed0-\S+/predictions/(val|test)\.jsonl: the generation of '\S+' is not what "
+                                    r"the bundle's model generates for it \(token \d+: .* vs .*\): the generations do "
+                                    r"not come from these weights")
+
+
+def test_without_weights_the_page_says_what_the_mark_covers(bundle, tmp_path):
+    assert runner.invoke(leaderboard_app, ["add", str(bundle), f"board={tmp_path / 'board'}"]).exit_code == 0
+    out = tmp_path / "export"
+    runs = tmp_path / "board" / "runs"
+    assert runner.invoke(leaderboard_app, ["export", f"runs={runs}", f"out={out}", "format=md"]).exit_code == 0
+    text = (out / "leaderboard.md").read_text()
+    line = next(l for l in text.splitlines() if "Verified PPO sentiment:" in l)
+    scored = line.split("the board's scorers (")[1].split(")")[0].split(", ")
+    assert "sentiment" in scored and "perplexity" not in scored
+    assert "taken as reported, not re-computed: perplexity" in line and "generations not tied to a model" in line

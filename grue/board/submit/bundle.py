@@ -153,6 +153,8 @@ def write_bundle(runs: Sequence[Run], target: Path, weights: bool = False, publi
         "setting": setting,
         "seeds": [{"seed": r.seed, "run": f"{RUNS}/{r.path.name}", "config_hash": r.doc.get("config_hash")}
                   for r in runs],
+        # every seed of the setting found (all bundled): a board refuses a bundle missing a declared one (claims.py)
+        "declared_seeds": sorted(r.seed for r in runs),
         "model": {"included": bool(weights), "published": published},
         "files": {name: file_entry(source) for name, source in sorted(files.items())},
     }

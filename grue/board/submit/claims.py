@@ -33,7 +33,7 @@ STANDARD_KEYS: tuple[str, ...] = ("data", "model.policy", "model.kind", "model.m
 COPIED_SHARE = 0.5    # at least this share of generations exactly equal to one of their references
 EMPTY_SHARE = 0.5     # at least this share of generations empty (whitespace only)
 CONSTANT_MIN = 3      # a split of at least this many samples whose generations are all one text
-NON_STANDARD, DEGENERATE, GENERATIONS = "non_standard", "degenerate", "generations"
+NON_STANDARD, DEGENERATE, GENERATIONS, DATA = "non_standard", "degenerate", "generations", "data_sha256"
 
 
 def _flat(value: Any, prefix: str) -> dict[str, Any]:
@@ -148,12 +148,23 @@ def check_seed_config(seed: Any, cfg: Any) -> list[str]:
     return problems
 
 
-def note_split(seed: Any, split: str, samples: Sequence[Any], generations: Sequence[str]) -> None:
-    """Hook (verify.py, per re-scored split): the generations' digest and what is degenerate about them."""
+def note_split(seed: Any, split: str, samples: Sequence[Any], generations: Sequence[str]) -> list[str]:
+    """Hook (verify.py, per re-scored split): the split's data digest against the board's own data (refused
+    when they differ), the generations' digest and what is degenerate about them."""
+    from grue.results.digests import split_digest
+
+    problems = []
+    claimed = (seed.doc.get("data_sha256") or {}).get(split)
+    mine = split_digest(samples)
+    if claimed is not None and claimed != mine:
+        problems.append(f"{seed.run}/results.json: the {split} split's data digest {str(claimed)[:12]} is not the "
+                        f"board's {mine[:12]}: the run scored other prompts or references than this board's data")
+    seed.claims.setdefault(DATA, {})[split] = "matched" if claimed == mine else "not recorded"
     seed.claims.setdefault("digests", {})[split] = generations_digest([s.id for s in samples], generations)
     labels = degenerate_labels(samples, generations)
     if labels:
         seed.claims.setdefault(DEGENERATE, {})[split] = labels
+    return problems
 
 
 def twin_problems(seeds: Sequence[Any]) -> list[str]:
@@ -234,7 +245,7 @@ NOT_TIED = "generations not tied to a model"
 def bundle_problems(verdict: Any, staging: Path) -> list[str]:
     """Hook (verify.py, after every seed): seeds that are one run, and whether each seed's generations are
     tied to a model (regenerate.py, when the bundle carries weights)."""
-    problems = twin_problems(verdict.seeds)
+    problems = twin_problems(verdict.seeds) + declared_seed_problems(verdict.manifest or {}, verdict.seeds)
     included = bool(((verdict.manifest or {}).get("model") or {}).get("included"))
     for seed in verdict.seeds:
         if seed.claims:
@@ -253,3 +264,23 @@ def held_runs(runs_dir: Path) -> dict[Path, dict[str, Any]]:
         if isinstance(doc, dict):
             out[path.parent] = doc
     return out
+
+
+def declared_seed_problems(manifest: Mapping[str, Any], seeds: Sequence[Any]) -> list[str]:
+    """Every seed the setting ran is in the bundle: seeds the manifest declares (`declared_seeds`, written by
+    `grue leaderboard bundle` from every finished seed it found) but does not carry are named, so a board
+    can refuse a best seed picked from several."""
+    declared = manifest.get("declared_seeds")
+    if not isinstance(declared, list) or not all(isinstance(s, int) and not isinstance(s, bool) for s in declared):
+        return [f"{'manifest.json'}: 'declared_seeds' must list every seed the setting ran (bundle it again with "
+                "this grue)"]
+    carried = {entry.get("seed") for entry in manifest.get("seeds") or [] if isinstance(entry, dict)}
+    missing = sorted(set(declared) - carried)
+    undeclared = sorted(carried - set(declared))
+    problems = []
+    if missing:
+        problems.append(f"manifest.json declares seed(s) {', '.join(map(str, missing))} of this setting but the "
+                        "bundle does not carry them: a board takes every seed a setting ran, not the best ones")
+    if undeclared:
+        problems.append(f"manifest.json carries seed(s) {', '.join(map(str, undeclared))} it does not declare")
+    return problems

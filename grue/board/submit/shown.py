@@ -67,3 +67,26 @@ def with_labels(mark: str, group: Any) -> str:
         return mark
     labels = [str(v) for v in group["labels"].dropna() if v]
     return " · ".join([mark, labels[0]]) if labels else mark
+
+
+def what_was_checked(frame: Any, label: Any) -> list[str]:
+    """One line per verified row of a task table saying in words what its mark covers: which metrics were
+    re-scored from the predictions on the board's data with the board's scorers, which were taken as
+    reported, and whether the generations were tied to weights. `frame` is the table's aggregate rows (one
+    split), `label(row)` names a row as the table does."""
+    if "verified" not in frame or "reported" not in frame:
+        return []
+    ours = frame[(frame.get("source", "runs") == "runs") & (frame["verified"].fillna(0) > 0)]
+    lines = []
+    keys = [k for k in ("algo", "reward", "init_model", "profile", "setting", "setting_label") if k in ours]
+    for _, group in ours.groupby(keys, sort=False):
+        reported = group["reported"].fillna(0).astype(bool)
+        rescored = ", ".join(group.loc[~reported, "metric"])
+        taken = ", ".join(group.loc[reported, "metric"])
+        labels = next((str(v) for v in group["labels"].dropna() if v), "") if "labels" in group else ""
+        tied = next((part for part in labels.split(" · ") if "generations" in part and "tied" in part),
+                    "generations not tied to a model")
+        lines.append(f"Verified {label(group.iloc[0])}: predictions re-scored on the board's data with the board's "
+                     f"scorers ({rescored or 'none'})" + (f"; taken as reported, not re-computed: {taken}" if taken else "")
+                     + f"; {tied}.")
+    return lines

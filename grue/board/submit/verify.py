@@ -305,14 +305,19 @@ def _check_seed(seed: Seed, entry: dict[str, Any], included: bool, scoring: _Sco
         return
     key = setting_of(doc)[-1]
     splits = scoring.splits(key, cfg)
-    scorers = scoring.scorer_set(key, cfg, _model_dir(seed.path, included, problems, seed.run))
+    model_dir = _model_dir(seed.path, included, problems, seed.run)
+    scorers = scoring.scorer_set(key, cfg, model_dir)
     for split in doc["metrics"]:
         generations = _check_predictions(seed, split, list(splits[split]), problems)
         if generations is None:
             continue
-        claims.note_split(seed, split, list(splits[split]), generations)
+        problems += claims.note_split(seed, split, list(splits[split]), generations)
         rescored = score_generations(scorers, splits[split], generations).metrics
         _compare(seed, split, rescored, scorers, tolerance, problems)
+    if not problems:  # generations tied to the weights, when they come (regenerate.py)
+        from grue.board.submit.regenerate import regeneration_problems
+
+        problems += regeneration_problems(seed, cfg, splits, model_dir, scoring.device)
 
 
 def verify_bundle(bundle: Path, staging: Path, tolerance: Tolerance = Tolerance(), device: str = "cpu") -> Verdict:

@@ -15,7 +15,7 @@ from grue.board.numbers.reference import HIDDEN_TEST, provenance
 from grue.board.tables.cost_columns import COST_NOTE, cost_cells, cost_columns
 from grue.board.tables.fact_columns import FACT_NOTE, fact_columns, fact_labels, token_note
 from grue.board.tables.table import FLAG_MARK, Cell, Column, Row, Table
-from grue.board.submit.shown import with_labels
+from grue.board.submit.shown import what_was_checked, with_labels
 from grue.board.task_info import algo_label, algo_rank, ordered_tasks, outside_grue_note  # noqa: F401  (re-exported)
 
 LABEL_COLUMNS: list[Column] = [
@@ -115,6 +115,8 @@ def task_table(agg: pd.DataFrame, task: str, split: str | None = None, with_pape
                            "seeds of one setting only, never different settings.")
     if verified:
         table.notes.append(VERIFIED_NOTE)
+        table.notes += what_was_checked(frame, lambda r: " ".join(str(v) for v in (algo_label(r["algo"]), r["reward"],
+                                                                           r["setting_label"]) if v))
     if costs:
         table.notes.append(COST_NOTE)
     if facts:
