@@ -6,9 +6,14 @@ accepts grue's four batched arguments `(prompts, generations, references, meta)`
 is looked up in the current directory, then in the folders of the task files loaded in this process
 (the latest first), so a task file can name `python:my_reward.py:score` beside itself. What it returns is checked on every
 call (`checked_values`): one finite number per generation.
+
+`grue leaderboard add` imports nothing a bundle names: while `no_code(...)` holds, every reference is
+refused before its module or file is looked at (a backstop behind add's screening of submitted configs,
+grue/board/submit/screen.py).
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import importlib
@@ -19,13 +24,14 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from grue.extend.errors import ExtensionError
 
 PREFIX = "python:"
 SIGNATURE = "(prompts, generations, references, meta) -> list[float]"
 _SEARCH_DIRS: list[Path] = []   # folders of the task files loaded in this process, the latest first
+_NO_CODE: list[str] = []        # while not empty: why no reference may be imported now (the latest first)
 
 
 def is_python_ref(name: Any) -> bool:
@@ -113,8 +119,20 @@ def _load(text: str, cwd: str, dirs: tuple[Path, ...], what: str) -> Callable:
     return fn
 
 
+@contextlib.contextmanager
+def no_code(why: str) -> Iterator[None]:
+    """Within: any reference is refused with `why`, before anything is imported (not even a cached one)."""
+    _NO_CODE.append(why)
+    try:
+        yield
+    finally:
+        _NO_CODE.pop()
+
+
 def load_callable(text: str, what: str) -> Callable:
     """The function a reference names, imported and checked once per process (`what`: "reward", "metric")."""
+    if _NO_CODE:
+        raise ExtensionError(f"{what} {text!r} is not imported: {_NO_CODE[-1]}")
     return _load(text, os.getcwd(), tuple(_SEARCH_DIRS), what)
 
 

@@ -3,7 +3,9 @@
 The board reads nothing but `results.json` (docs/results_schema.md). A directory with a `run.json`
 and no `results.json` is a run still going or one that died: it is listed as skipped, never
 counted. A results file that fails `validate_results` is skipped with its problems, so one bad
-file never crashes the board nor silently shifts a mean.
+file never crashes the board nor silently shifts a mean. Runs are never nested: a `results.json` inside
+another run's folder is skipped (a copy planted there cannot stand in for the run), and of two results
+of one seed a verified one is kept over one that is not (`Run.verified`, grue/board/submit/store.py).
 """
 from __future__ import annotations
 
@@ -62,7 +64,8 @@ class Run:
 
     @cached_property
     def verified(self) -> bool:
-        """A board verified this run's results as they are now (`grue leaderboard add`, grue/board/submit/)."""
+        """The board's own store holds a verification of this run as it is now (`grue leaderboard add`,
+        grue/board/submit/store.py); nothing inside the run folder counts."""
         from grue.board.submit.record import is_verified
 
         return is_verified(self.path)
@@ -151,6 +154,16 @@ def _label_settings(found: Collection) -> None:
 EVALUATION = "evaluation"  # results.json's `kind` for what `grue eval` writes
 
 
+def _enclosing_run(path: Path, root: Path) -> Path | None:
+    """A folder above `path`'s run folder (up to `root`) that is itself a run (it holds results.json or run.json)."""
+    folder = path.parent.parent
+    while folder != root.parent and root in (folder, *folder.parents):
+        if (folder / RESULTS_FILE).is_file() or (folder / RUN_MARKER).is_file():
+            return folder
+        folder = folder.parent
+    return None
+
+
 def collect(dirs: Iterable[Path | str]) -> Collection:
     """Collect runs under `dirs` (searched recursively); duplicates of a seed are refused.
 
@@ -160,7 +173,7 @@ def collect(dirs: Iterable[Path | str]) -> Collection:
     """
     found = Collection()
     seen_files: set[Path] = set()
-    seen_seeds: dict[tuple, Path] = {}
+    seen_seeds: dict[tuple, Run] = {}
     for root in (Path(d) for d in dirs):
         if not root.exists():
             found.skipped.append(Skipped(root, ("directory does not exist",)))
@@ -171,6 +184,11 @@ def collect(dirs: Iterable[Path | str]) -> Collection:
             if real in seen_files:
                 continue
             seen_files.add(real)
+            outer = _enclosing_run(path, root) if root.is_dir() else None
+            if outer is not None:
+                found.skipped.append(Skipped(path.parent, (f"a {RESULTS_FILE} inside the run folder {outer}: runs are "
+                                                           "never nested, so it is not counted",)))
+                continue
             doc, problems = _load(path)
             if doc is None:
                 found.skipped.append(Skipped(path.parent, tuple(problems)))
@@ -183,10 +201,14 @@ def collect(dirs: Iterable[Path | str]) -> Collection:
             run = Run(path.parent, doc)
             seed_key = run.group + (run.setting, run.seed)
             if seed_key in seen_seeds:
-                found.skipped.append(Skipped(run.path, (f"duplicate of seed {run.seed} in {seen_seeds[seed_key]} "
+                kept = seen_seeds[seed_key]
+                if run.verified and not kept.verified:  # a copy never displaces the run the board verified
+                    found.runs[found.runs.index(kept)] = run
+                    seen_seeds[seed_key], run = run, kept
+                found.skipped.append(Skipped(run.path, (f"duplicate of seed {run.seed} in {seen_seeds[seed_key].path} "
                                                         "(same setting: identical config apart from the seed)",)))
                 continue
-            seen_seeds[seed_key] = run.path
+            seen_seeds[seed_key] = run
             found.runs.append(run)
         if root.is_dir():
             for marker in sorted(root.rglob(RUN_MARKER)):

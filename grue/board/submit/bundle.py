@@ -8,12 +8,18 @@ bundle adds the setting's model card (`README.md`), the environment (`environmen
 recorded versions and git commit, and the bundling machine's) and `manifest.json` (every file's
 SHA-256 and size; manifest.py). Weights stay out unless asked for (`weights=yes` adds each seed's
 `model/`); `published=<hub id or URL>` records where they can be fetched instead.
+
+A bundle carries no path of the machine that made it: in each seed's `config.yaml` and `results.json`
+(and the card made from them) `output_dir` becomes `runs`, `task_file` its file name, and a warm start's
+`init_model` `runs/<its first run>/model`. None of them is hashed (the config hash stays the recorded
+one); `grue leaderboard add` refuses a bundle that still carries them absolute (screen.py).
 """
 from __future__ import annotations
 
 import datetime as dt
 import json
 import platform
+import re
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -42,6 +48,42 @@ class Bundle:
     seeds: list[int]
     files: int = 0
     notes: list[str] = field(default_factory=list)
+
+
+_RUN_MODEL = re.compile(r"(?:^|.*[/\\])(?P<run>[^/\\]+-seed\d+-[0-9a-f]{8})[/\\]model[/\\]?$")
+PORTABLE_OUTPUT_DIR = RUNS
+
+
+def portable_config(config: dict[str, Any]) -> dict[str, Any]:
+    """The config without the bundling machine's paths (`output_dir`, `task_file`; neither is hashed)."""
+    out = dict(config)
+    if "output_dir" in out:
+        out["output_dir"] = PORTABLE_OUTPUT_DIR
+    if isinstance(out.get("task_file"), str):
+        out["task_file"] = re.split(r"[/\\]", out["task_file"])[-1]
+    return out
+
+
+def portable_results(doc: dict[str, Any]) -> dict[str, Any]:
+    """The results document with its config portable and a warm start's `init_model` relative."""
+    out = dict(doc)
+    if isinstance(out.get("config"), dict):
+        out["config"] = portable_config(out["config"])
+    match = _RUN_MODEL.match(str(out.get("init_model") or ""))
+    if match:
+        out["init_model"] = f"{PORTABLE_OUTPUT_DIR}/{match['run']}/model"
+    return out
+
+
+def _portable_files(run: Run) -> tuple[bytes, bytes, dict[str, Any]]:
+    """(results.json, config.yaml, the results document) of one run as the bundle carries them."""
+    import yaml
+
+    doc = portable_results(run.doc)
+    config = yaml.safe_load((run.path / "config.yaml").read_text(encoding="utf-8"))
+    config = portable_config(config) if isinstance(config, dict) else config
+    return ((json.dumps(doc, indent=2) + "\n").encode("utf-8"),
+            yaml.safe_dump(config, sort_keys=False, allow_unicode=True).encode("utf-8"), doc)
 
 
 def _version(package: str) -> str | None:
@@ -127,19 +169,25 @@ def write_bundle(runs: Sequence[Run], target: Path, weights: bool = False, publi
     runs = sorted(runs, key=lambda r: r.seed)
     files: dict[str, Path | bytes] = {}
     problems = []
+    docs, configs = [], []
     for run in runs:
         if not RUN_NAME.fullmatch(run.path.name):
             problems.append(f"{run.path}: a run directory name a bundle cannot carry (letters, digits, . _ - only)")
         run_files, missing = _run_files(run, weights)
         files.update(run_files)
         problems += missing
+        if not missing:
+            results, config_yaml, doc = _portable_files(run)
+            files[f"{RUNS}/{run.path.name}/results.json"] = results
+            files[f"{RUNS}/{run.path.name}/config.yaml"] = config_yaml
+            docs.append(doc)
+            configs.append(config_yaml.decode("utf-8"))
     if problems:
         raise UsageError("cannot bundle: " + "; ".join(problems))
     setting = setting_fields(runs[0].doc)
     first = runs[0].path
     where = published or (f"{RUNS}/{first.name}/model" if weights else "<this run's model/ directory>")
-    config = first / "config.yaml"
-    card = render_model_card([r.doc for r in runs], config_yaml=config.read_text(encoding="utf-8"),
+    card = render_model_card(docs, config_yaml=configs[0],
                              name=f"{setting['task']}-{setting['profile']}-{setting['algo']}-{setting['setting']}",
                              where=where)
     if not weights and not published:

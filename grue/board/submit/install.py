@@ -2,8 +2,10 @@
 
 The bundle is unpacked and checked in a scratch folder outside the board; a refused bundle leaves the
 board exactly as it was. An accepted one is copied into `<board>/runs/<run name>/` (the name the
-verified config gives, as `grue run` names its directories), each seed with its verification record
-(record.py), under a lock (`<board>/.grue-add.lock`) so two additions cannot interleave; each seed appears by one rename, and if
+verified config gives, as `grue run` names its directories), each seed with only the files its
+manifest lists (layout.py says which a run may have), its verification record entered in the board's
+own store (`<board>/.grue-verified/`, store.py: the only place the board reads "verified" from) and a
+copy beside it for people (record.py), under a lock (`<board>/.grue-add.lock`) so two additions cannot interleave; each seed appears by one rename, and if
 one cannot be placed the ones already placed are taken back.
 """
 from __future__ import annotations
@@ -15,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grue.board.submit.record import RECORD, make_record
+from grue.board.submit.store import write_entry
 from grue.board.submit.verify import Tolerance, Verdict, verify_bundle
 
 RUNS = "runs"
@@ -56,14 +59,28 @@ def _board_problems(verdict: Verdict, runs_dir: Path) -> list[str]:
     return problems
 
 
+def _copy_listed(run: str, source: Path, target: Path, files: dict) -> None:
+    """The seed's files its manifest lists, and nothing else the scratch folder may hold."""
+    for name in sorted(files):
+        if name.startswith(f"{run}/"):
+            rel = name[len(run) + 1:]
+            (target / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source / rel, target / rel)
+
+
 def add_bundle(bundle: Path, board: Path, tolerance: Tolerance = Tolerance(), device: str = "cpu") -> Added:
     """Verify `bundle` and, when it passes, add its seeds to `board`'s runs folder."""
     from grue.storage.atomic import atomic_write_json
     from grue.storage.lock import RunLock
 
+    from grue.board.submit.assets import read_board_settings
+
     runs_dir = Path(board) / RUNS
+    settings, problems = read_board_settings(Path(board))
+    if problems:
+        return Added(Verdict(problems=problems), problems)
     with tempfile.TemporaryDirectory(prefix="grue-bundle-") as scratch:
-        verdict = verify_bundle(Path(bundle), Path(scratch) / "bundle", tolerance, device)
+        verdict = verify_bundle(Path(bundle), Path(scratch) / "bundle", tolerance, device, settings)
         added = Added(verdict, list(verdict.problems))
         if added.problems:
             return added
@@ -79,18 +96,22 @@ def add_bundle(bundle: Path, board: Path, tolerance: Tolerance = Tolerance(), de
             added.problems += _board_problems(verdict, runs_dir)  # another addition may have come first
             if added.problems:
                 return added
+            entries: list[Path] = []
             try:
                 for seed in verdict.seeds:
                     incoming = incoming_dir / seed.name
                     shutil.rmtree(incoming, ignore_errors=True)
-                    shutil.copytree(seed.path, incoming)
-                    atomic_write_json(incoming / RECORD, make_record(seed, verdict, bundle, tolerance,
-                                                                     incoming / "results.json"))
+                    _copy_listed(seed.run, seed.path, incoming, verdict.manifest["files"])
+                    record = make_record(seed, verdict, bundle, tolerance, incoming / "results.json")
+                    atomic_write_json(incoming / RECORD, record)
+                    entries.append(write_entry(Path(board), incoming, seed.name, record))
                     incoming.rename(runs_dir / seed.name)
                     added.runs.append(runs_dir / seed.name)
             except BaseException:
                 for path in added.runs:
                     shutil.rmtree(path, ignore_errors=True)
+                for entry in entries:
+                    entry.unlink(missing_ok=True)
                 raise
             finally:
                 shutil.rmtree(incoming_dir, ignore_errors=True)

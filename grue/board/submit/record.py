@@ -1,14 +1,15 @@
-"""The verification record a board keeps beside each accepted run: `verification.json`.
+"""The verification record `grue leaderboard add` makes for each accepted seed.
 
-It says what `grue leaderboard add` checked (each metric re-scored or taken as reported, with the
-claimed and the re-scored value), under which tolerance, by which grue, from which bundle (its
-SHA-256), and the SHA-256 of the `results.json` it verified. The board marks a run verified only while
-that digest still matches: a results file edited after verification loses the mark.
+It says what add checked (each metric re-scored or taken as reported, with the claimed and the
+re-scored value), under which tolerance, by which grue, from which bundle (its SHA-256), and the
+SHA-256 of the `results.json` it verified. The board keeps it in its own store (store.py), keyed by the
+digest of the results and predictions it checked, and reads it only from there: a run is verified while
+the files it has match an entry that names it. A copy is written beside the run as `verification.json`
+for people reading the folder; the board never takes it as proof (a folder's contents are anyone's).
 """
 from __future__ import annotations
 
 import datetime as dt
-import json
 from pathlib import Path
 from typing import Any
 
@@ -30,19 +31,13 @@ def make_record(seed: Any, verdict: Any, bundle: Path, tolerance: Any, results: 
 
 
 def read_record(run_dir: Path) -> dict[str, Any] | None:
-    try:
-        record = json.loads((Path(run_dir) / RECORD).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
-        return None
-    return record if isinstance(record, dict) else None
+    """The board's own record for the run as it is now (store.py), or None: never the in-folder copy."""
+    from grue.board.submit.store import verified_record
+
+    record = verified_record(Path(run_dir))
+    return record if record is not None and record.get("status") == VERIFIED else None
 
 
 def is_verified(run_dir: Path) -> bool:
-    """The run holds a verification record for the results.json it has now."""
-    record = read_record(run_dir)
-    if record is None or record.get("status") != VERIFIED:
-        return False
-    try:
-        return record.get("results_sha256") == sha256_of(Path(run_dir) / "results.json")
-    except OSError:
-        return False
+    """The board's store holds a verification of this run directory's results and predictions as they are now."""
+    return read_record(run_dir) is not None

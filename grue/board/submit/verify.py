@@ -1,10 +1,12 @@
 """Verify a submission bundle before a board takes it: every number that can be re-derived is.
 
 In order (docs/leaderboard.md, "Submitting to a board"):
-1. the archive is safe to unpack (archive.py), and it is unpacked into a scratch folder only;
+1. the archive is safe to unpack (archive.py) and holds only files a run has (layout.py), and it is
+   unpacked into a scratch folder only;
 2. the manifest has its shape, every listed file is there with its size and SHA-256, and no file is
    there that it does not list (manifest.py);
-3. per seed: `results.json` fits the results schema; `config.yaml`, `config_hash.txt` and the results'
+3. per seed: its config and results are data (screen.py: no `python:` reference, no interpolation, no
+   machine path, a task the board has), refused before anything is built from them; `results.json` fits the results schema; `config.yaml`, `config_hash.txt` and the results'
    `config` and `config_hash` agree; the config resolves with this grue (its keys and values are ones
    this grue accepts) to the recorded hash; task, algorithm, profile and seed are the config's; the
    seeds are distinct seeds of the one setting the manifest names;
@@ -28,11 +30,12 @@ from typing import Any, Optional
 import yaml
 
 from grue.board.submit.archive import safe_extract
-from grue.board.submit.manifest import MANIFEST, listed_file_problems, manifest_problems, sha256_of
+from grue.board.submit.layout import SAFE_MODEL_SUFFIXES, layout_problems, name_problem, reported_split_problems
+from grue.board.submit.manifest import CARD, MANIFEST, listed_file_problems, manifest_problems, sha256_of
+from grue.board.submit.screen import card_problems, screen_seed
 
 RESCORED, AS_REPORTED, NOT_REPORTED = "re-scored", "as reported", "not reported"
-# Files a model directory may hold when its weights are used to re-score: no pickles, no code.
-SAFE_MODEL_SUFFIXES = (".json", ".safetensors", ".txt", ".model", ".md", ".jinja", ".tiktoken")
+NO_CODE = "a board runs no code a bundle names"
 
 
 @dataclass(frozen=True)
@@ -103,11 +106,15 @@ def resolve_config(config: dict[str, Any]) -> tuple[Any, list[str]]:
     from grue.config.constraints import rule_problems
     from grue.config.schema import run_schema, schema_config
 
-    try:
-        if config.get("task_file"):
-            from tasks import adopt_recorded_task
+    if config.get("task_file") or config.get("task_sha256"):
+        from tasks import find_task
 
-            adopt_recorded_task(config)
+        spec = find_task(str(config.get("task")))  # the board's own (screen.py refused a task it lacks)
+        if spec is None or spec.file_sha256 != config.get("task_sha256"):
+            return None, [f"the board's task file for {config.get('task')!r} is not the one the run used "
+                          "(task_sha256 differs)"]
+        config = {**config, "task_file": spec.origin or None}  # read from the board, never the recorded path
+    try:
         cfg = OmegaConf.merge(schema_config(), config)
         values = OmegaConf.to_container(cfg, resolve=True)
     except (OmegaConfBaseException, ValueError, KeyError, TypeError) as err:
@@ -122,8 +129,9 @@ def resolve_config(config: dict[str, Any]) -> tuple[Any, list[str]]:
 class _Scoring:
     """Task data and scorers, built once per setting (and per model when the bundle carries weights)."""
 
-    def __init__(self, device: str) -> None:
+    def __init__(self, device: str, settings: Optional[dict[str, Any]] = None) -> None:
         self.device = device
+        self.settings = dict(settings or {})  # the board's own scorer settings (assets.py)
         self.data: dict[str, Any] = {}
         self.scorers: dict[tuple, Any] = {}
 
@@ -146,8 +154,15 @@ class _Scoring:
                 from grue.policy.load import load_policy
 
                 policy = load_policy(cfg, str(model_dir), self.device)
+            from grue.board.submit.assets import board_options, scoring_options
+            from grue.metrics.base import MetricContext
+
             names = list(dict.fromkeys([*cfg.eval.metrics, *get_task(cfg.task).metrics]))
-            self.scorers[wanted] = build_scorers(names, metric_context(cfg, policy, self.device))
+            ours = board_options(cfg.task, cfg.algo, cfg.profile, self.settings)
+            context = metric_context(cfg, policy, self.device)  # then the board's scorers, never the run's
+            context = MetricContext(device=context.device, policy=context.policy,
+                                    options=scoring_options(context.options, ours))
+            self.scorers[wanted] = build_scorers(names, context)
         return self.scorers[wanted]
 
 
@@ -269,14 +284,18 @@ def _check_seed(seed: Seed, entry: dict[str, Any], included: bool, scoring: _Sco
     doc = _read_json(seed.path / "results.json", f"{seed.run}/results.json", problems)
     if doc is None:
         return
-    if isinstance(doc, dict) and isinstance(doc.get("config"), dict) and doc["config"].get("task_file"):
-        from tasks import adopt_recorded_task
+    try:
+        raw_config = yaml.safe_load((seed.path / "config.yaml").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        raw_config = None  # _check_config names the problem
+    screened = screen_seed(raw_config, doc, seed.run)  # data, never code: before anything is built from it
+    if not screened and isinstance(raw_config, dict):
+        from grue.board.submit.assets import asset_problems
 
-        try:  # a run of a task file is checked against that file (found where it was recorded)
-            adopt_recorded_task(doc["config"])
-        except ValueError as err:
-            problems.append(f"{seed.run}: its task file cannot be read here: {err}")
-            return
+        screened = asset_problems(raw_config, scoring.settings, f"{seed.run}/config.yaml")
+    if screened:
+        problems += screened
+        return
     mine = validate_results(doc)
     if mine:
         problems += [f"{seed.run}/results.json: {p}" for p in mine]
@@ -303,6 +322,8 @@ def _check_seed(seed: Seed, entry: dict[str, Any], included: bool, scoring: _Sco
         problems.append(f"{seed.run}: task {cfg.task} cannot be loaded here ({task.why_not_runnable(cfg.profile)}), "
                         "so its predictions cannot be checked")
         return
+    names = [p.relative_to(seed.path.parent.parent).as_posix() for p in seed.path.rglob("*") if p.is_file()]
+    problems += reported_split_problems(seed.run, names, doc["metrics"])
     key = setting_of(doc)[-1]
     splits = scoring.splits(key, cfg)
     model_dir = _model_dir(seed.path, included, problems, seed.run)
@@ -320,8 +341,10 @@ def _check_seed(seed: Seed, entry: dict[str, Any], included: bool, scoring: _Sco
         problems += regeneration_problems(seed, cfg, splits, model_dir, scoring.device)
 
 
-def verify_bundle(bundle: Path, staging: Path, tolerance: Tolerance = Tolerance(), device: str = "cpu") -> Verdict:
-    """Unpack `bundle` into the empty folder `staging` and check it; the verdict lists every problem."""
+def verify_bundle(bundle: Path, staging: Path, tolerance: Tolerance = Tolerance(), device: str = "cpu",
+                  settings: Optional[dict[str, Any]] = None) -> Verdict:
+    """Unpack `bundle` into the empty folder `staging` and check it; the verdict lists every problem.
+    `settings`: the board's own scorer settings (assets.read_board_settings); None: its presets'."""
     verdict = Verdict()
     bundle = Path(bundle)
     if not bundle.is_file():
@@ -329,7 +352,7 @@ def verify_bundle(bundle: Path, staging: Path, tolerance: Tolerance = Tolerance(
         return verdict
     verdict.bundle_sha256 = sha256_of(bundle)
     staging.mkdir(parents=True, exist_ok=True)
-    verdict.problems += safe_extract(bundle, staging)
+    verdict.problems += safe_extract(bundle, staging, name_problem)
     if verdict.problems:
         return verdict
     if not (staging / MANIFEST).is_file():
@@ -343,16 +366,26 @@ def verify_bundle(bundle: Path, staging: Path, tolerance: Tolerance = Tolerance(
         return verdict
     verdict.manifest = manifest
     verdict.problems += listed_file_problems(staging, manifest["files"])
+    verdict.problems += layout_problems(manifest["files"], manifest)
+    if (staging / CARD).is_file():
+        verdict.problems += card_problems((staging / CARD).read_text(encoding="utf-8", errors="replace"), CARD)
     if verdict.problems:
         return verdict
-    scoring = _Scoring(device)
+    scoring = _Scoring(device, settings)
     seen: dict[Any, str] = {}
     for entry in manifest["seeds"]:
         seed = Seed(entry["run"], staging / entry["run"])
         if not seed.path.is_dir():
             verdict.problems.append(f"{MANIFEST} lists {entry['run']}, which the bundle does not hold")
             continue
-        _check_seed(seed, entry, manifest["model"]["included"], scoring, tolerance, verdict.problems)
+        from grue.extend.errors import ExtensionError
+        from grue.extend.python_ref import no_code
+
+        try:
+            with no_code(NO_CODE):  # a backstop: screen.py has refused every python: reference already
+                _check_seed(seed, entry, manifest["model"]["included"], scoring, tolerance, verdict.problems)
+        except ExtensionError as err:
+            verdict.problems.append(f"{seed.run}: {str(err).splitlines()[0]}")
         verdict.seeds.append(seed)
         if seed.doc:
             if seed.doc["seed"] in seen:
