@@ -133,6 +133,16 @@ def test_a_row_under_another_regulariser_is_no_candidate(tmp_path):
     assert list(adjusted_in_detail(got["detail"])) == ["RLOO"]
 
 
+def test_an_unread_group_in_a_resolved_config_is_not_ppo_s_regulariser(tmp_path):
+    """A resolved config records every group: PPO's unread `grpo` section (grpo.kl=loss, as files from before
+    kl.placement hold it) must not make PPO's regulariser GRPO's k3 in the loss."""
+    arm(tmp_path, "ppo", PPO, grpo={"kl": "loss", "beta": 0.04, "group_size": 64})
+    arm(tmp_path, "rloo", FAR, rloo={"k": 4}, grpo={"kl": "loss", "beta": 0.04, "group_size": 64})
+    got = questions(tmp_path).loc[f"{QUESTION_ID}_separate"]
+    assert "PPO: regulariser k1 in reward, adaptive to 0.5/token from 0.05" in got["detail"]
+    assert list(adjusted_in_detail(got["detail"])) == ["RLOO"]
+
+
 def test_each_critic_kind_gets_its_own_answer_in_one_family(tmp_path):
     """PPO rows of both critics: one answer per kind, each side one kind's row, all four tests one Holm family."""
     arm(tmp_path, "ppo", PPO, value_model="shared")

@@ -71,7 +71,11 @@ def regulariser_text(doc: Mapping[str, Any]) -> str:
     config = _config(doc)
     if config is None:
         return NOT_RECORDED
-    return describe_regulariser(regulariser_of({**config, "algo": doc.get("algo")}))
+    from grue.config.identity import semantic_config
+
+    # Only the groups the algorithm reads: a resolved config holds every group, and a PPO run's unread `grpo`
+    # section (grpo.kl=loss in files from before kl.placement) says nothing about PPO's regulariser.
+    return describe_regulariser(regulariser_of(semantic_config({**config, "algo": doc.get("algo")})))
 
 
 def group_size_of(doc: Mapping[str, Any]) -> str:
