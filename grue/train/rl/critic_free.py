@@ -10,7 +10,9 @@ unless a run sets it otherwise. Everything else, the rollout, minibatches, check
 RLTrainer's.
 
 Groups. The G samples of a prompt are G consecutive episodes of one rollout round (`_my_samples`), so a
-round never splits a group and the group statistics need no bookkeeping. Minibatches may cut a group
+round never splits a group; only the run's last iteration may cut its last group short, so that the run
+stops at its token budget whatever G is (RLTrainer.collect), and `by_group` takes the statistics of such a
+group over the samples it has. Minibatches may cut a group
 (the advantages are computed before), and the loss weights count the whole iteration's sequences and
 tokens over every process, so no minibatch or process count changes what an episode weighs.
 
@@ -18,7 +20,7 @@ The NLPO mask composes: `grue/train/rl/masked.py` mixes NLPOTrainer's hooks into
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Optional
 
 import torch
 
@@ -73,13 +75,36 @@ class CriticFreeTrainer(RLTrainer):
         return rewards
 
     # -- group sampling ------------------------------------------------------------------------------
-    def _my_samples(self, episodes: int) -> list[Sample]:
+    def _my_samples(self, episodes: int, cut_last_group: bool = False) -> list[Sample]:
         """This rank's prompts for at least `episodes` episodes, each repeated `group_size` times in a row.
         Prompts are drawn as RLTrainer draws episodes (the same global order on every rank); a round holds
-        whole groups, so it may be up to G - 1 episodes larger than asked."""
+        whole groups, so it may be up to G - 1 episodes larger than asked, except where `cut_last_group`
+        (the run's last iteration, which must end at the token budget: RLTrainer.collect): then this rank's
+        last group holds only the episodes asked of it (`round_groups` records the sizes; a group of one has
+        no other sample to compare with, and its advantage is 0)."""
         size = self.group_size()
-        prompts = super()._my_samples(-(-episodes // size))
-        return [sample for sample in prompts for _ in range(size)]
+        if not cut_last_group or size == 1:
+            prompts = super()._my_samples(-(-episodes // size))
+            self.round_groups = [size] * len(prompts)
+            return [sample for sample in prompts for _ in range(size)]
+        mine = -(-episodes // self.world)  # this rank's episodes, as RLTrainer splits them
+        per_rank = -(-mine // size)
+        everyone = self._next_samples(per_rank * self.world)
+        prompts = everyone[self.rank * per_rank:(self.rank + 1) * per_rank]
+        self.round_groups = [size] * (per_rank - 1) + [mine - (per_rank - 1) * size]
+        return [sample for sample, n in zip(prompts, self.round_groups) for _ in range(n)]
+
+    def by_group(self, statistic: Callable[[torch.Tensor, int], torch.Tensor], values: torch.Tensor) -> torch.Tensor:
+        """`statistic(values, group_size)` over the round's groups (`round_groups`, consecutive episodes):
+        whole groups of `group_size`, and a last group cut by the budget at its own size (0 for a group
+        of one). Without a recorded layout for these episodes, whole groups of `group_size`."""
+        size, layout = self.group_size(), getattr(self, "round_groups", None)
+        if not layout or sum(layout) != values.shape[0] or all(n == size for n in layout):
+            return statistic(values, size)
+        whole, cut = sum(layout[:-1]), layout[-1]  # only the last group is ever cut
+        head = statistic(values[:whole], size) if whole else values[:0]
+        tail = statistic(values[whole:], cut) if cut > 1 else torch.zeros_like(values[whole:])
+        return torch.cat([head, tail])
 
     # -- seam 2 --------------------------------------------------------------------------------------
     def advantages(self, episodes: Episodes) -> Experience:

@@ -31,5 +31,6 @@ class GRPOTrainer(CriticFreeTrainer):
 
     def token_advantages(self, episodes: Episodes) -> torch.Tensor:
         scale = bool(self.cfg.grpo.scale_rewards)
-        advantage = group_normalised(sequence_total(self.kl_penalised(episodes)), self.group_size(), scale=scale)
+        advantage = self.by_group(lambda rewards, size: group_normalised(rewards, size, scale=scale),
+                                  sequence_total(self.kl_penalised(episodes)))
         return advantage[:, None].expand_as(episodes.rollout.valid)

@@ -57,5 +57,5 @@ class ReinforcePPBaselineTrainer(ReinforcePPTrainer):
         """Each sample's task reward minus its prompt group's mean."""
         reward = episodes.token_reward
         totals = sequence_total(reward)
-        group_mean = totals - group_centred(totals, self.group_size())
+        group_mean = totals - self.by_group(group_centred, totals)
         return minus_baseline(reward, group_mean, episodes.rollout.last_index)

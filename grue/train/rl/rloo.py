@@ -41,5 +41,5 @@ class RLOOTrainer(CriticFreeTrainer):
         return str(self.cfg.rloo.loss_aggregation)
 
     def token_advantages(self, episodes: Episodes) -> torch.Tensor:
-        advantage = leave_one_out(sequence_total(self.kl_penalised(episodes)), self.group_size())
+        advantage = self.by_group(leave_one_out, sequence_total(self.kl_penalised(episodes)))
         return advantage[:, None].expand_as(episodes.rollout.valid)

@@ -107,6 +107,7 @@ class RLTrainer:
         self.kl_ctl = AdaptiveKLController(cfg.kl.init_coef, cfg.kl.target, cfg.kl.k_beta, cfg.kl.target_unit)
         self.iteration = 0
         self.n_iters = max(1, cfg.ppo.total_steps // cfg.ppo.steps_per_update)
+        self.tokens_spent = 0  # valid generated transitions of the run so far, all processes (the budget's)
         self.data_gen = torch.Generator().manual_seed(int(cfg.seed))
         self.update_gen = torch.Generator().manual_seed(int(cfg.seed) + 1)
         self._order: list[int] = []
@@ -163,19 +164,38 @@ class RLTrainer:
         return out
 
     # -- one iteration -----------------------------------------------------------------------------
-    def _my_samples(self, episodes: int) -> list[Sample]:
+    def _my_samples(self, episodes: int, cut_last_group: bool = False) -> list[Sample]:
         """This rank's block of the next `episodes` episodes of the run. Every rank draws the same global
         order (same generator), rounded up to a multiple of the number of processes so all generate
-        equally often; with one process this is exactly the next `episodes` samples."""
+        equally often; with one process this is exactly the next `episodes` samples. (`cut_last_group`
+        is for methods that sample groups per prompt: grue/train/rl/critic_free.py.)"""
         per_rank = math.ceil(episodes / self.world)
         everyone = self._next_samples(per_rank * self.world)
         return everyone[self.rank * per_rank:(self.rank + 1) * per_rank]
 
+    # -- the token budget ------------------------------------------------------------------------
+    def budget(self) -> int:
+        """The run's generated-token budget: `ppo.total_steps`, in whole iterations of `ppo.steps_per_update`
+        (every preset's total is a multiple; a remainder is dropped, as it always was)."""
+        return self.n_iters * int(self.cfg.ppo.steps_per_update)
+
+    def tokens_due(self) -> int:
+        """Valid transitions (all processes) this iteration should bring the run to: the budget is the
+        run's, not each iteration's, so what one iteration overshot the next one collects less, and the
+        last one ends the run at the budget (`collect`)."""
+        return min(self.budget(), (self.iteration + 1) * int(self.cfg.ppo.steps_per_update))
+
     def collect(self) -> Experience:
-        """Episodes until the iteration holds at least `ppo.steps_per_update` valid transitions (over all
-        processes): the first round assumes full-length episodes, later rounds (where generations ended
-        early) size themselves by the mean length so far, at most one rollout batch per process each."""
+        """Episodes until the run holds `tokens_due()` valid transitions (over all processes), at least one
+        round an iteration. The first round assumes full-length episodes, later rounds (where generations
+        ended early) size themselves by the mean length so far, at most one rollout batch per process each.
+        The run's last iteration sizes every round as if each episode ran to `rollout.max_new_tokens`, so it
+        can never pass the budget by a whole episode: the run stops within one episode's length (per
+        process) of `ppo.total_steps`, whatever a method's group size (a group method's last group may be
+        cut: `_my_samples`)."""
         cfg = self.cfg
+        last = self.iteration + 1 >= self.n_iters
+        goal = max(1.0, float(self.tokens_due() - self.tokens_spent))
         # grue's decoder (rollout.decoder=grue, the default) keys each episode's noise by (seed, iteration,
         # sample id, copy) and ignores torch's global generator (grue.policy.sampling), so its samples are the
         # same on any process. This seed matters only to what draws from the global generator during the
@@ -184,15 +204,20 @@ class RLTrainer:
             torch.manual_seed(int(cfg.seed) * 1_000_003 + self.iteration * 1009 + self.rank)
         parts: list[Experience] = []
         transitions, episodes = 0.0, 0.0
+        horizon = float(cfg.rollout.max_new_tokens)
         with self.gathered_for_generation():
-            while transitions < cfg.ppo.steps_per_update:
-                mean_length = transitions / episodes if episodes else float(cfg.rollout.max_new_tokens)
+            while transitions < goal:
                 cap = cfg.ppo.rollout_batch_size * self.world if parts else math.inf  # round one: as many as needed
-                n = next_episode_count(int(cfg.ppo.steps_per_update - transitions), mean_length, cap)
-                part = self.advantages(self.rollout_round(self._my_samples(n)))
+                if last:  # at most the tokens left even if every episode runs full length
+                    n = max(1, int(min(cap, (goal - transitions) // horizon)))
+                else:
+                    mean_length = transitions / episodes if episodes else horizon
+                    n = next_episode_count(int(goal - transitions), mean_length, cap)
+                part = self.advantages(self.rollout_round(self._my_samples(n, cut_last_group=last)))
                 parts.append(part)
                 valid, count = global_sum([part.rollout.valid.sum().item(), part.task_reward.numel()], self.world)
                 transitions, episodes = transitions + valid, episodes + count
+        self.tokens_spent += int(transitions)
         return concat_experiences(parts, self.policy.tokenizer.pad_token_id, self.policy.padding_side)
 
     def rollout_round(self, samples: Sequence[Sample]) -> Episodes:
@@ -366,7 +391,7 @@ class RLTrainer:
         if self._scaler() is not None:
             weights["scaler"] = self._scaler().state_dict()
         return {**weights, "kl_ctl": self.kl_ctl.state_dict(),
-                "iteration": self.iteration, "order": list(self._order),
+                "iteration": self.iteration, "tokens_spent": self.tokens_spent, "order": list(self._order),
                 "data_gen": self.data_gen.get_state(), "update_gen": self.update_gen.get_state()}
 
     def write_shards(self, directory: Path) -> None:
@@ -388,6 +413,8 @@ class RLTrainer:
             self._scaler().load_state_dict(state["scaler"])
         self.kl_ctl.load_state_dict(state["kl_ctl"])
         self.iteration = state["iteration"]
+        # a checkpoint from before the run-wide budget: its iterations each collected one iteration's worth
+        self.tokens_spent = int(state.get("tokens_spent", self.iteration * int(self.cfg.ppo.steps_per_update)))
         self._order = list(state["order"])
         self.data_gen.set_state(state["data_gen"])
         self.update_gen.set_state(state["update_gen"])

@@ -63,8 +63,8 @@ def _whole_tensor_loss(policy, mb, selected, clip_range, ent_coef, kl_coef):
 def _trainer_stub(policy, clip_range, ent_coef, kl_coef, kl_temperature=None):
     """What CriticFreeTrainer._backward_minibatch reads of its trainer."""
     return SimpleNamespace(cfg=SimpleNamespace(ppo=SimpleNamespace(clip_range=clip_range, ent_coef=ent_coef),
-                                               kl=SimpleNamespace(temperature=kl_temperature)),
-                           policy=policy, iteration=0, loss_kl_coef=lambda: kl_coef,
+                                               kl=SimpleNamespace(temperature=kl_temperature, estimator="k3")),
+                           policy=policy, iteration=0, loss_kl_coef=lambda: kl_coef, clip_range=lambda: clip_range,
                            _backward=lambda loss, share: loss.backward(), _kl_loss_total=0.0, _kl_loss_steps=0)
 
 

@@ -166,8 +166,8 @@ def test_a_critic_free_loss_compares_with_the_reference_at_the_kl_temperature(ti
                          token_weight=torch.ones(valid.shape[0]))
     kl_coef = 0.5
     stub = SimpleNamespace(cfg=SimpleNamespace(ppo=SimpleNamespace(clip_range=0.2, ent_coef=0.0),
-                                               kl=SimpleNamespace(temperature=setting)),
-                           policy=policy, iteration=0, loss_kl_coef=lambda: kl_coef,
+                                               kl=SimpleNamespace(temperature=setting, estimator="k3")),
+                           policy=policy, iteration=0, loss_kl_coef=lambda: kl_coef, clip_range=lambda: 0.2,
                            _backward=lambda loss, share: None, _kl_loss_total=0.0, _kl_loss_steps=0)
     got = CriticFreeTrainer._backward_minibatch(stub, mb, valid.clone(), None).total.item()
 
