@@ -124,8 +124,8 @@ def _flat(config: Mapping[str, Any]) -> dict[str, Any]:
     from grue.config.identity import NON_SEMANTIC_KEYS
 
     flat = flatten(config)
-    return {k: v for k, v in flat.items() if k not in PER_RUN_KEYS and k not in NON_SEMANTIC_KEYS
-            and not any(k.startswith(f"{skip}.") for skip in NON_SEMANTIC_KEYS)}
+    # Non-semantic groups (tracking, ...) are no group an algorithm reads, so config_differences skips them.
+    return {k: v for k, v in flat.items() if k not in PER_RUN_KEYS and k not in NON_SEMANTIC_KEYS}
 
 
 def _shown(value: Any, present: bool) -> str:
