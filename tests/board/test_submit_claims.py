@@ -257,6 +257,8 @@ def test_a_claimed_perplexity_neither_anchors_nor_ranks(two_seeds, zero_shot_bun
     assert runner.invoke(leaderboard_app, ["export", f"runs={board / 'runs'}", f"out={out}", "format=md"]).exit_code == 0
     text = (out / "leaderboard.md").read_text()
     assert "perplexity: reported: the submitter's value, not re-computed by the board" in text
+    zero_rows = [line for line in text.splitlines() if line.startswith("| Zero-Shot |")]
+    assert zero_rows and all("**1.01" not in line and "1.01" in line for line in zero_rows)  # shown, never best
 
 
 def test_every_result_records_its_splits_data_digest(two_seeds):

@@ -119,8 +119,8 @@ class Table:
         for column in self.value_columns:
             if column.higher_is_better is None:
                 continue
-            cells = [(r, r.cells[column.key]) for r in self.rows
-                     if not r.reference and isinstance(r.cells.get(column.key), Cell)]
+            cells = [(r, r.cells[column.key]) for r in self.rows  # a flagged value of ours (taken as reported) is no best
+                     if not r.reference and isinstance(r.cells.get(column.key), Cell) and not r.cells[column.key].flag]
             finite = [(r, c) for r, c in cells if math.isfinite(c.mean)]
             if len(finite) < 2:
                 continue
