@@ -347,3 +347,21 @@ def test_without_weights_the_page_says_what_the_mark_covers(bundle, tmp_path):
     scored = line.split("the board's scorers (")[1].split(")")[0].split(", ")
     assert "sentiment" in scored and "perplexity" not in scored
     assert "taken as reported, not re-computed: perplexity" in line and "generations not tied to a model" in line
+
+
+def test_a_flagged_candidate_keeps_its_entry_out_of_the_overall_board_under_either_reward_strategy():
+    import pandas as pd
+
+    from grue.board.numbers.overall import headline
+
+    entry = {"source": "runs", "profile": "mini", "task": "imdb", "init_model": "m", "setting": "s", "setting_label": ""}
+    agg = pd.DataFrame([{**entry, "algo": "ppo", "reward": "sentiment", "off_headline": True},
+                        {**entry, "algo": "ppo", "reward": "other", "off_headline": False},
+                        {**entry, "algo": "nlpo", "reward": "sentiment", "off_headline": False}])
+    selected = pd.DataFrame([{**entry, "algo": a, "reward": r} for a, r in
+                             (("ppo", "sentiment"), ("ppo", "other"), ("nlpo", "sentiment"))])
+    assert list(zip(*[headline(selected, agg)[k] for k in ("algo", "reward")])) == [("ppo", "other"),
+                                                                                   ("nlpo", "sentiment")]
+    averaged = pd.DataFrame([{**entry, "algo": a, "reward": f"avg({r})"} for a, r in
+                             (("ppo", "other,sentiment"), ("nlpo", "sentiment"))])
+    assert list(headline(averaged, agg)["algo"]) == ["nlpo"]

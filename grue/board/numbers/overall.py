@@ -123,7 +123,9 @@ def headline(chosen: pd.DataFrame, agg: pd.DataFrame) -> pd.DataFrame:
     (non-standard settings or degenerate outputs; submit/shown.py)."""
     if "off_headline" not in agg or chosen.empty:
         return chosen
-    keys = [k for k in SELECT_KEYS + VARIANT_KEYS if k in agg and k in chosen]
+    averaged = "reward" in chosen and chosen["reward"].astype(str).str.startswith("avg(").any()
+    # an average over candidates (rewards=average) includes the flagged one: the whole entry stays out
+    keys = [k for k in SELECT_KEYS + ([] if averaged else VARIANT_KEYS) if k in agg and k in chosen]
     flagged = agg[agg["off_headline"].fillna(False).astype(bool)]
     if flagged.empty:
         return chosen
