@@ -365,3 +365,40 @@ def test_a_flagged_candidate_keeps_its_entry_out_of_the_overall_board_under_eith
     averaged = pd.DataFrame([{**entry, "algo": a, "reward": f"avg({r})"} for a, r in
                              (("ppo", "other,sentiment"), ("nlpo", "sentiment"))])
     assert list(headline(averaged, agg)["algo"]) == ["nlpo"]
+
+
+def _claim_paper_profile(files: dict[str, bytes]) -> dict[str, bytes]:
+    """Every seed's config and results say profile=paper, with the config hash a tamperer recomputes."""
+    import yaml
+
+    from grue.board.submit.verify import resolve_config
+    from grue.config import config_hash
+
+    manifest = json.loads(files[MANIFEST])
+    for entry in manifest["seeds"]:
+        prefix = entry["run"]
+        config = yaml.safe_load(files[f"{prefix}/config.yaml"])
+        config["profile"] = "paper"
+        cfg, why = resolve_config(config)
+        assert cfg is not None, why
+        digest = config_hash(cfg)
+        doc = json.loads(files[f"{prefix}/results.json"])
+        doc.update(profile="paper", config=config, config_hash=digest, comparable_to_paper=True)
+        files[f"{prefix}/config.yaml"] = yaml.safe_dump(config, sort_keys=False).encode()
+        files[f"{prefix}/results.json"] = json.dumps(doc).encode()
+        files[f"{prefix}/config_hash.txt"] = (digest + "\n").encode()
+        entry["config_hash"] = digest
+    manifest["setting"]["profile"] = "paper"
+    files[MANIFEST] = json.dumps(manifest).encode()
+    return files
+
+
+def test_a_mini_run_claimed_as_paper_never_becomes_a_paper_row(bundle, tmp_path):
+    """The mini data claimed as paper is refused by the board's own data check (assets.py); where the data is
+    the paper's, the mini model and limits still label it non-standard (test_a_config_with_the_presets_...)."""
+    board = tmp_path / "board"
+    (board / "runs").mkdir(parents=True, exist_ok=True)
+    before = snapshot(board)
+    result, _ = _add(tmp_path, _claim_paper_profile(read_members(bundle)), board)
+    _refused(result, board, before, r"-seed0-\S+/config\.yaml: data\.source is 'packaged:rotten-tomatoes', not the "
+                                    r"board's '\S+' for imdb/paper")
