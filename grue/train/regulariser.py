@@ -40,12 +40,24 @@ def _trains_rl(config: Mapping[str, Any]) -> bool:
     return algo.trains == "rl"
 
 
+def _reads_grpo(config: Mapping[str, Any]) -> bool:
+    """Whether the config's algorithm reads the `grpo` group. A resolved config holds every group, so a PPO
+    run's unread `grpo` section (grpo.kl=loss by default in older files) says nothing about PPO. An
+    algorithm not registered here (a plugin not loaded) is taken at its name."""
+    from grue.train.registry import find_algorithm
+
+    algo = find_algorithm(str(config.get("algo")))
+    if algo is None:
+        return "grpo" in str(config.get("algo"))
+    return "grpo" in algo.hashed_groups
+
+
 def _legacy_grpo(config: Mapping[str, Any]) -> Optional[dict[str, Any]]:
     """A GRPO run from before the shared `kl.placement`: `grpo.kl=loss` was k3 in the loss at the fixed
     `grpo.beta`; `grpo.kl=reward` was the `kl` group's penalty (None: read the `kl` group)."""
     grpo = config.get("grpo")
     kl = config.get("kl") or {}
-    if not isinstance(grpo, Mapping) or "kl" not in grpo or "placement" in kl:
+    if not isinstance(grpo, Mapping) or "kl" not in grpo or "placement" in kl or not _reads_grpo(config):
         return None
     if grpo["kl"] != "loss":
         return None

@@ -17,8 +17,8 @@ def main(spec_path: str) -> None:
     records: list[dict] = []
     real_step, real_samples = trainer_module.RLTrainer.step, trainer_module.RLTrainer._my_samples
 
-    def my_samples(self, episodes):
-        samples = real_samples(self, episodes)
+    def my_samples(self, episodes, **options):
+        samples = real_samples(self, episodes, **options)
         records.append({"iteration": self.iteration + 1, "ids": [s.id for s in samples]})
         return samples
 

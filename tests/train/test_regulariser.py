@@ -47,6 +47,14 @@ def test_a_grpo_run_from_before_the_shared_placement_reads_as_it_ran():
     assert regulariser_of({**old, "grpo": {**old["grpo"], "beta": 0.0}})["placement"] == "none"
 
 
+@pytest.mark.parametrize("algo", ["ppo", "nlpo", "rloo", "reinforce_pp"])
+def test_an_unread_grpo_section_says_nothing_about_another_method(algo):
+    """A resolved config holds every group: a PPO (or RLOO...) file from before kl.placement carries the
+    default grpo.kl=loss it never read, and its regulariser is still the kl group's, in the reward."""
+    old = {"algo": algo, "kl": KL, "grpo": {"group_size": 4, "beta": 0.04, "kl": "loss"}}
+    assert describe_regulariser(regulariser_of(old)) == "k1 in reward, adaptive to 0.5/token from 0.05"
+
+
 @pytest.mark.parametrize("algo", ["zero_shot", "supervised", "dpo", "best_of_n"])
 def test_methods_without_rl_have_no_kl_term(algo):
     assert regulariser_of({"algo": algo, "kl": KL})["placement"] == "none"
