@@ -118,9 +118,10 @@ def _kl_problems(values: Mapping[str, Any]) -> Iterator[str]:
 
     algo = find_algorithm(values["algo"])
     if algo is not None and algo.trains == "rl" and not algo.critic_free:
-        free = [n for n in algorithm_names() if find_algorithm(n).critic_free and "_" not in n]
-        yield (f"kl.placement=loss with algo={values['algo']}: only the critic-free methods ({', '.join(free)}, ...) "
-               "put the KL term in the loss; use kl.placement=reward")
+        free = [n for n in algorithm_names() if find_algorithm(n).critic_free and find_algorithm(n).warm_start is None
+                and not n.endswith("_mask")]
+        yield (f"kl.placement=loss with algo={values['algo']}: only the critic-free methods ({', '.join(free)} and "
+               "their supervised_/_mask variants) put the KL term in the loss; use kl.placement=reward")
 
 
 def cross_field_problems(values: Mapping[str, Any]) -> Iterator[str]:

@@ -105,9 +105,9 @@ def test_the_task_table_shows_critic_and_regulariser_and_names_rows_off_ppo_s_to
     board = build_board([tmp_path], BoardOptions(with_paper=False))
     table = task_table(board.agg, "imdb", "test", with_paper=False)
     rows = {r.labels["algo"]: r for r in table.rows}
-    assert (rows["PPO"].labels["critic"], rows["GRPO"].labels["critic"]) == ("separate", "none")
-    assert rows["GRPO"].labels["regulariser"] == "k3 in loss, fixed 0.04"
-    assert rows["RLOO"].labels["regulariser"] == "k1 in reward, adaptive to 0.5/token from 0.05"
+    assert (rows["PPO"].cells["critic"], rows["GRPO"].cells["critic"]) == ("separate", "none")
+    assert rows["GRPO"].cells["regulariser"] == "k3 in loss, fixed 0.04"
+    assert rows["RLOO"].cells["regulariser"] == "k1 in reward, adaptive to 0.5/token from 0.05"
     note = next(n for n in table.notes if n.startswith("Not at equal generated tokens"))
     assert "GRPO (1.025x PPO's tokens)" in note and "RLOO" not in note
 

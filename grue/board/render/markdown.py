@@ -8,11 +8,13 @@ notices) is Markdown.
 """
 from __future__ import annotations
 
+import re
+
 from grue.board.render.notices import split_notes
 from grue.board.tables.table import Table
 
 
-_CELL_MARKUP = str.maketrans({"|": "\\|", "`": "\\`", "*": "\\*", "_": "\\_", "[": "\\[", "]": "\\]",
+_CELL_MARKUP = str.maketrans({"|": "\\|", "`": "\\`", "*": "\\*", "[": "\\[", "]": "\\]",
                               "\\": "\\\\", "\n": " ", "\r": " "})
 
 
@@ -21,9 +23,14 @@ def escape_html(text: str) -> str:
     return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+# An underscore opens emphasis only at a word's edge (GFM ignores `distinct_1`'s): only those are escaped,
+# so metric and file names stay readable in the Markdown source.
+_EDGE_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+
+
 def _escape(text: str) -> str:
     """A table cell's text: inert HTML, and no character that would end the cell, the row or open markup."""
-    return escape_html(str(text).translate(_CELL_MARKUP))
+    return escape_html(_EDGE_UNDERSCORE.sub(r"\\_", str(text).translate(_CELL_MARKUP)))
 
 
 def render_table(table: Table, level: int = 2) -> str:

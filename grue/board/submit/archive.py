@@ -82,7 +82,7 @@ def _kind_problem(member: tarfile.TarInfo) -> str | None:
         return "a device file"
     if member.isfifo():
         return "a FIFO"
-    if member.issparse():
+    if member.issparse() or member.type == tarfile.GNUTYPE_SPARSE:
         return "a sparse file (a bundle holds plain files only)"
     if not (member.isfile() or member.isdir()):
         return "neither a regular file nor a directory"

@@ -69,11 +69,16 @@ def name_problem(name: str, is_dir: bool) -> str | None:
 
 
 def layout_problems(names: Iterable[str], manifest: Mapping[str, Any]) -> list[str]:
-    """Files of runs the manifest does not list as seeds, and weights in a bundle that says it has none."""
+    """Listed names a bundle may not hold, files of runs the manifest does not list as seeds, and weights in a
+    bundle that says it has none."""
     seeds = {entry["run"] for entry in manifest["seeds"]}
     included = bool(manifest["model"]["included"])
     problems = []
     for name in sorted(names):
+        why = name_problem(name, False)  # as from the archive's headers, for what the manifest lists
+        if why:
+            problems.append(f"{MANIFEST} lists {why}")
+            continue
         parts = name.split("/")
         if parts[0] != RUNS or len(parts) < 3:
             continue

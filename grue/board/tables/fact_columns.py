@@ -19,7 +19,9 @@ from grue.board.numbers.budget import TOKEN_TOLERANCE, at_equal_tokens, tokens_r
 from grue.board.tables.table import Column
 from grue.board.task_info import algo_label
 
-FACT_COLUMNS: list[Column] = [Column("critic", "Critic"), Column("regulariser", "Regulariser")]
+# Text columns after the metrics: a referee's context for each row, placed last so that at 1280 px the
+# task and naturalness metrics stay in view (tests/board/test_board_layout.py).
+FACT_COLUMNS: list[Column] = [Column("critic", "Critic", numeric=False), Column("regulariser", "Regulariser", numeric=False)]
 FACT_NOTE = ("Critic: shared = a value head on the policy's own trunk (model.value_model=shared: PPO's value loss "
              "also trains the policy), separate = a value model of its own, none = a critic-free method; "
              "Regulariser: where the KL term sits (reward or loss), its estimator (k1, k3) and its coefficient "

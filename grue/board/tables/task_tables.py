@@ -71,11 +71,10 @@ def task_table(agg: pd.DataFrame, task: str, split: str | None = None, with_pape
     labels = LABEL_COLUMNS + ([SETTING_COLUMN] if (frame["setting_label"] != "").any() else [])
     verified = "verified" in frame and bool((frame["verified"].fillna(0) > 0).any())
     labels += [VERIFIED_COLUMN] if verified else []
-    facts = fact_columns(frame)  # each RL row's critic and regulariser (fact_columns.py)
-    labels += facts
+    facts = fact_columns(frame)  # each RL row's critic and regulariser (fact_columns.py), after the numbers
     costs = cost_columns(frame)
     table = Table(title=_title(task, split), label_columns=labels,
-                  value_columns=[Column(m, m, direction(m, {m: bool(declared[m])})) for m in metrics] + costs,
+                  value_columns=[Column(m, m, direction(m, {m: bool(declared[m])})) for m in metrics] + costs + facts,
                   anchor=f"{task}-{split}")
     keys = ["source"] + ROW_KEYS
     groups = {k: g for k, g in frame.groupby(keys, sort=False)}
@@ -93,13 +92,13 @@ def task_table(agg: pd.DataFrame, task: str, split: str | None = None, with_pape
         source = named.pop("source")
         named["algo"] = algo_label(named["algo"])
         named["n"] = _seeds_text(group["n"].max())
-        named.update(fact_labels(group, facts, source))
         if verified:
             named["verified"] = verified_text(group["verified"].max(), group["n"].max()) if source == "runs" else ""
             named["verified"] = with_labels(named["verified"], group)  # what add found (submit/shown.py)
         cells = {m: _cell(r, m) for m, r in group.iterrows()}
         flags |= {f"{m}: {c.flag}" for m, c in cells.items() if c.flag}
         cells.update(cost_cells(group, costs) if source == "runs" else {})
+        cells.update(fact_labels(group, facts, source))
         note = ""
         if source != "runs":
             table_id = str(group["table"].iloc[0]) if "table" in group else ""
