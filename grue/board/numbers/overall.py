@@ -16,7 +16,9 @@ the board can say so).
 
 Only standard rows rank: an entry a board labelled non-standard or degenerate (`grue leaderboard add`,
 grue/board/submit/claims.py) stays in its task's table with its label, out of the overall board
-(`headline`), and a value taken as reported wins no column of the win rate.
+(`headline`), and a value taken as reported wins no column of the win rate. Each row also says on how
+many of its tasks every seed was verified by the board (`verified_seeds`; "Verified" in views.py), so a
+reader of the headline sees which scores the board checked and which are a runs folder's word.
 """
 from __future__ import annotations
 
@@ -72,11 +74,30 @@ def _mean(values: list[float]) -> float:
     return sum(finite) / len(finite) if finite else math.nan
 
 
-def overall_board(chosen: pd.DataFrame, raw: pd.DataFrame) -> pd.DataFrame:
-    """One row per (source, profile, algo) with per-task scores, overall scores and win rate."""
+ENTRY_KEYS: list[str] = ["source", "task", "algo", "reward", "init_model", "profile", "setting", "split"]
+
+
+def verified_seeds(chosen: pd.DataFrame, agg: pd.DataFrame) -> pd.Series:
+    """Per chosen entry, how many of its seeds the board verified: the fewest over the entry's metric rows
+    (verification is per run, so its rows agree; the fewest is the safe reading if they do not). 0 where
+    the aggregate frame says nothing (the paper's rows, an averaged entry under rewards=average)."""
+    keys = [k for k in ENTRY_KEYS if k in chosen and k in agg]
+    if chosen.empty or "verified" not in agg or not keys:
+        return pd.Series(0, index=chosen.index, dtype=int)
+    counts = agg.assign(verified=agg["verified"].fillna(0)).groupby(keys, dropna=False)["verified"].min()
+    found = [counts.get(tuple(row), 0) for row in chosen[keys].itertuples(index=False)]
+    return pd.Series([int(v) if v == v else 0 for v in found], index=chosen.index, dtype=int)
+
+
+def overall_board(chosen: pd.DataFrame, raw: pd.DataFrame, agg: pd.DataFrame | None = None) -> pd.DataFrame:
+    """One row per (source, profile, algo) with per-task scores, overall scores, win rate and, from `agg`,
+    the tasks whose every seed the board verified (`verified_tasks`) or some of whose seeds it did
+    (`partly_verified_tasks`)."""
     rates = win_rates(raw)
     rows = []
     chosen = chosen[chosen["task"].isin(grue_tasks())]
+    if agg is not None:
+        chosen = chosen.assign(verified_seeds=verified_seeds(chosen, agg))
     for key, group in chosen.groupby(ROW_KEYS, sort=True):
         row = dict(zip(ROW_KEYS, key))
         by_task = group.set_index("task")
@@ -92,11 +113,15 @@ def overall_board(chosen: pd.DataFrame, raw: pd.DataFrame) -> pd.DataFrame:
         row["naturalness_tasks"] = int(group.loc[group["naturalness_score"].notna(), "task"].nunique())
         row["tasks_in_grue"] = len(grue_tasks())
         row["mean_win_rate"], row["win_columns"] = rates.get(key, (math.nan, 0))
+        checked = group["verified_seeds"] if "verified_seeds" in group else pd.Series(0, index=group.index)
+        row["verified_tasks"] = int(((checked > 0) & (checked >= group["n"])).sum())
+        row["partly_verified_tasks"] = int(((checked > 0) & (checked < group["n"])).sum())
         rows.append(row)
     frame = pd.DataFrame(rows)
     if frame.empty:
         return pd.DataFrame(columns=ROW_KEYS + ["task_score", "naturalness_score", "grue_score", "tasks",
-                                                "naturalness_tasks", "tasks_in_grue", "mean_win_rate", "win_columns"])
+                                                "naturalness_tasks", "tasks_in_grue", "mean_win_rate", "win_columns",
+                                                "verified_tasks", "partly_verified_tasks"])
     return frame.sort_values(["source", "profile", "tasks", "grue_score"], ascending=[False, True, False, False],
                              na_position="last").reset_index(drop=True)
 

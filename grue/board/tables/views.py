@@ -65,6 +65,21 @@ def _tasks_text(record: dict) -> str:
     return text
 
 
+def verified_tasks_text(record: dict) -> str:
+    """What the board verified of an overall row: on how many of its tasks every seed (and where only some)."""
+    full, part, tasks = int(record.get("verified_tasks") or 0), int(record.get("partly_verified_tasks") or 0), record["tasks"]
+    if not full and not part:
+        return "not verified"
+    text = f"✓ {full}/{tasks} task{'s' if tasks != 1 else ''}" if full else ""
+    some = f"some seeds on {part} task{'s' if part != 1 else ''}" if part else ""
+    return ", ".join(t for t in (text, some) if t)
+
+
+def _pool_verified(frame: pd.DataFrame) -> bool:
+    """Whether a board verified anything in this pool: only then does the overall table say per row."""
+    return any(c in frame and bool((frame[c].fillna(0) > 0).any()) for c in ("verified_tasks", "partly_verified_tasks"))
+
+
 def overall_tables(board: Board) -> list[Table]:
     """One overall table per (source, profile) pool: the headline scores first, then each task's two scores."""
     tables = []
@@ -80,15 +95,18 @@ def overall_tables(board: Board) -> list[Table]:
         reference = source != "runs"
         title = (f"Paper (published numbers, scored by grue) — profile {profile}" if reference
                  else f"Overall board — profile {profile}")
-        table = Table(title, [Column("algo", "Algorithm"), Column("tasks", "Tasks")], columns,
-                      anchor=f"overall-{source}-{profile}")
+        verified = not reference and _pool_verified(frame)
+        keys = [Column("algo", "Algorithm"), Column("tasks", "Tasks")] + ([Column("verified", "Verified")] if verified else [])
+        table = Table(title, keys, columns, anchor=f"overall-{source}-{profile}")
         records = frame.to_dict(orient="records")
         for record in records:
             cells = {key: _headline_cell(record, key) for key, _ in HEADLINE}
             for t in present:
                 cells.update({f"{t}:{m}": _task_cell(board, record, t, m) for m in ("task", "naturalness")})
-            table.rows.append(Row({"algo": algo_label(record["algo"]), "tasks": _tasks_text(record)}, cells,
-                                  reference=reference))
+            named = {"algo": algo_label(record["algo"]), "tasks": _tasks_text(record)}
+            if verified:
+                named["verified"] = verified_tasks_text(record)
+            table.rows.append(Row(named, cells, reference=reference))
         if not reference:
             table.mark_best()
         table.notes.append("Scores in [0, 1], 1 = best, after the direction-aware normalisation in docs/leaderboard.md "
@@ -100,6 +118,10 @@ def overall_tables(board: Board) -> list[Table]:
         if any(r["naturalness_tasks"] < r["tasks"] for r in records):
             table.notes.append("'(naturalness k)': a naturalness metric was unavailable for some tasks (e.g. offline), "
                                "so Naturalness averages over k tasks only.")
+        if verified:
+            table.notes.append("Verified: on how many of a row's tasks `grue leaderboard add` verified every seed (its "
+                               "predictions re-scored with the board's scorers on the board's data; the task tables say "
+                               "what each mark covers); 'not verified': runs the board holds on their folder's word.")
         if profile == "mini" and not reference:
             table.notes.append(MINI_NOTICE)
         leader = max(records, key=lambda r: r["grue_score"] if math.isfinite(r["grue_score"]) else -math.inf)
