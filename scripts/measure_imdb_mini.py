@@ -9,6 +9,13 @@ the script again reuses the finished runs and finishes the others.
     .venv/bin/python scripts/measure_imdb_mini.py --seeds 0 1 2 [--algos ppo nlpo ppo_nokl]
         [--set ppo.total_steps=3072 ...] [--output-dir runs/measure] [--threads 2]
     .venv/bin/python scripts/measure_imdb_mini.py --seeds 0 --algos grpo ppo rloo reinforce_pp   # issue 25
+    # issue 40: every critic-free method beside PPO (shared and separate critic) under PPO's regulariser
+    .venv/bin/python scripts/measure_imdb_mini.py --seeds 0 1 2 --threads 1 \
+        --algos ppo ppo_separate grpo rloo reinforce_pp reinforce_pp_baseline \
+        --output-dir docs/studies/imdb_shared_regulariser --summary docs/studies/imdb_shared_regulariser/summary.json
+
+Each row reports the validation and the test split's gain (the board reports test), the run's mean
+per-token KL to the reference over training, its generated tokens and its training seconds.
 """
 from __future__ import annotations
 
@@ -25,7 +32,9 @@ from grue.train.registry import algorithm_names, find_algorithm
 ALGOS = {"ppo": ["algo=ppo"], "nlpo": ["algo=nlpo"], "ppo_nokl": ["algo=ppo", "kl.target=null"],
          # issue 15's acceptance arm: PPO plus the critic's per-token rewards, the packaged instruct model
          # as critic, everything else the preset's, so it pairs with the "ppo" runs of the same seeds
-         "ppo_drlc": ["algo=ppo", "reward.dense=critic", "critic.model=packaged:smollm2-135m"]}
+         "ppo_drlc": ["algo=ppo", "reward.dense=critic", "critic.model=packaged:smollm2-135m"],
+         # issue 40: PPO with a value model of its own, so the critic's loss never reaches the policy's trunk
+         "ppo_separate": ["algo=ppo", "model.value_model=separate"]}
 METRIC = "sentiment"
 
 
@@ -39,6 +48,18 @@ def val_scores(run_dir: Path) -> dict[str, float]:
     return prompt_scores(run_dir, "val", METRIC)
 
 
+def split_scores(run_dir: Path) -> dict[str, dict[str, float]]:
+    """Per-prompt sentiment of each split the run predicted (val, and test where present)."""
+    return {split: prompt_scores(run_dir, split, METRIC) for split in ("val", "test")
+            if (run_dir / "predictions" / f"{split}.jsonl").is_file()}
+
+
+def over_seeds(values: list[float]) -> tuple[float, float]:
+    """Mean and standard error over seeds (NaN SE for one seed)."""
+    se = statistics.stdev(values) / len(values) ** 0.5 if len(values) > 1 else float("nan")
+    return statistics.mean(values), se
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
@@ -48,6 +69,7 @@ def main() -> None:
                         help="overrides for the RL runs (e.g. a reduced ppo.total_steps; say so when reporting)")
     parser.add_argument("--output-dir", default="runs/measure_imdb_mini")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--summary", default="", help="write every row and the means over seeds to this JSON file")
     args = parser.parse_args()
     for algo in args.algos:
         if algo not in ALGOS and find_algorithm(algo) is None:
@@ -58,7 +80,8 @@ def main() -> None:
     for seed in args.seeds:
         zs_args = run_args(["algo=zero_shot"], seed, [], args.output_dir, args.threads)
         print(f"[measure] seed {seed}: zero_shot", flush=True)
-        base = val_scores(Run(load_config(zs_args), zs_args).execute())
+        bases = split_scores(Run(load_config(zs_args), zs_args).execute())
+        base = bases["val"]
         print(f"[measure] seed {seed}: zero_shot val {METRIC} {statistics.mean(base.values()):.4f}", flush=True)
         for algo in args.algos:
             rl_args = run_args(ALGOS.get(algo, [f"algo={algo}"]), seed, args.set, args.output_dir, args.threads)
@@ -66,19 +89,41 @@ def main() -> None:
             run_dir = Run(load_config(rl_args), rl_args).execute()
             mean, diff, se = paired(val_scores(run_dir), base)
             recorded = json.loads((run_dir / "results.json").read_text())
-            results.append({"seed": seed, "algo": algo, "val_mean": mean, "paired_diff": diff, "paired_se": se,
-                            "perplexity": recorded["metrics"]["val"].get("perplexity", float("nan")),
-                            "wall_s": recorded.get("wall_time_s", float("nan"))})
+            cost, kl = recorded.get("cost", {}), recorded.get("training_kl", {})
+            row = {"seed": seed, "algo": algo, "run": run_dir.name, "git_commit": recorded.get("git_commit"),
+                   "val_mean": mean, "paired_diff": diff, "paired_se": se,
+                   "perplexity": recorded["metrics"]["val"].get("perplexity", float("nan")),
+                   "wall_s": recorded.get("wall_time_s", float("nan")),
+                   "kl_per_token": kl.get("mean_per_token", float("nan")),
+                   "train_tokens": cost.get("train_generated_tokens", float("nan")),
+                   "train_s": cost.get("train_seconds", float("nan"))}
+            scores = split_scores(run_dir)
+            if "test" in scores and "test" in bases:
+                row["test_mean"], row["test_diff"], row["test_se"] = paired(scores["test"], bases["test"])
+                row["test_perplexity"] = recorded["metrics"]["test"].get("perplexity", float("nan"))
+            results.append(row)
             print(f"[measure] seed {seed}: {algo} val {METRIC} {mean:.4f}, vs zero-shot {diff:+.4f} "
                   f"(SE {se:.4f}, {diff / se if se else float('nan'):+.1f} SE)", flush=True)
-    print("\nseed  algo           val      diff     SE      ppl    wall s")
+    print("\nseed  algo                   val     diff     SE    | test    diff     SE    |  ppl   KL/tok  tokens  train s")
     for r in results:
-        print(f"{r['seed']:>4}  {r['algo']:<13} {r['val_mean']:.4f} {r['paired_diff']:+.4f} {r['paired_se']:.4f} "
-              f"{r['perplexity']:6.2f} {r['wall_s']:7.0f}")
+        test = (f"{r['test_mean']:.4f} {r['test_diff']:+.4f} {r['test_se']:.4f}" if "test_mean" in r
+                else " " * 22)
+        print(f"{r['seed']:>4}  {r['algo']:<21} {r['val_mean']:.4f} {r['paired_diff']:+.4f} {r['paired_se']:.4f} | "
+              f"{test} | {r['perplexity']:6.2f} {r['kl_per_token']:.4f} {r['train_tokens']:7.0f} {r['train_s']:7.0f}")
+    summary = {}
     for algo in args.algos:
-        diffs = [r["paired_diff"] for r in results if r["algo"] == algo]
-        if diffs:
-            print(f"{algo}: mean paired gain over {len(diffs)} seed(s) {statistics.mean(diffs):+.4f}")
+        mine = [r for r in results if r["algo"] == algo]
+        if not mine:
+            continue
+        summary[algo] = {"seeds": [r["seed"] for r in mine], "val_gain": over_seeds([r["paired_diff"] for r in mine])}
+        line = f"{algo}: mean val gain over {len(mine)} seed(s) {summary[algo]['val_gain'][0]:+.4f} (SE {summary[algo]['val_gain'][1]:.4f})"
+        if all("test_diff" in r for r in mine):
+            summary[algo]["test_gain"] = over_seeds([r["test_diff"] for r in mine])
+            line += f", test {summary[algo]['test_gain'][0]:+.4f} (SE {summary[algo]['test_gain'][1]:.4f})"
+        print(line)
+    if args.summary:
+        Path(args.summary).write_text(json.dumps({"runs": results, "by_algo": summary, "overrides": args.set},
+                                                 indent=1) + "\n")
     if args.set:
         print(f"(RL runs with overrides: {' '.join(args.set)})")
 
