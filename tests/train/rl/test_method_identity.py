@@ -9,6 +9,11 @@ minibatch with no gradient clipping, so the captured gradient is the whole objec
 advantages come from the task rewards alone. Episodes are cut to 6, 2 and 4 tokens (as if they had ended
 with EOS), so per-sequence, per-token and constant averages all differ.
 
+The shared regulariser is checked the same way (the last two tests): with a reference that differs from
+the policy, `kl.placement=loss` must add beta times the estimator's KL to the loss and leave the advantages
+alone, and `kl.placement=reward` must subtract beta times the summed estimate from each sequence's reward
+before the group statistics, with the estimator `kl.estimator` names (k3 here, so k1 in its place fails).
+
 DPO's reference: tests/train/test_dpo_reference_identity.py.
 """
 from __future__ import annotations
@@ -36,15 +41,16 @@ class CharLength:
         return [float(len(g)) for g in generations]
 
 
-def trainer_for(algo, policy, group, steps=72):
+def trainer_for(algo, policy, group, steps=72, kl=None, reference=None):
     cfg = OmegaConf.merge(OmegaConf.structured(run_schema()), {
         "algo": algo, "seed": 0,
         "rollout": {"do_sample": True, "top_k": 0, "min_new_tokens": L, "max_new_tokens": L},
         "ppo": {"learning_rate": 1e-3, "total_steps": steps, "steps_per_update": steps, "batch_size": 10_000,
                 "epochs": 1, "rollout_batch_size": 16, "max_grad_norm": 1e9},
-        "kl": {"init_coef": 0.0, "target": None}}, group)
+        "kl": kl or {"init_coef": 0.0, "target": None}}, group)
     samples = [Sample(str(i), p, ("",)) for i, p in enumerate(PROMPTS)]
-    return get_algorithm(algo).trainer_class()(cfg, policy, frozen_copy(policy.model), None, CharLength(), samples,
+    reference = reference if reference is not None else frozen_copy(policy.model)
+    return get_algorithm(algo).trainer_class()(cfg, policy, reference, None, CharLength(), samples,
                                                Accelerator(cpu=True))
 
 
@@ -153,4 +159,62 @@ def test_reinforce_pp_updates_along_globally_whitened_returns(tiny_causal_policy
     std = (((returns - mean) ** 2 * valid).sum() / tokens).sqrt()
     advantages = (returns - mean) / (std + 1e-8)
     weights = torch.full((valid.shape[0],), 1.0 / tokens.item())
+    same(update_gradient(trainer, exp), objective_gradient(trainer, exp, advantages, weights))
+
+
+BETA = 0.5
+
+
+def _perturbed_reference(policy):
+    reference = frozen_copy(policy.model)
+    generator = torch.Generator().manual_seed(5)
+    with torch.no_grad():
+        for p in reference.parameters():
+            p.add_(0.05 * torch.randn(p.shape, generator=generator))
+    return reference
+
+
+def _k3(logp, ref_logp):
+    """pi_ref/pi - log(pi_ref/pi) - 1, written out here (GRPO's Eq. 4)."""
+    return torch.exp(ref_logp - logp) - (ref_logp - logp) - 1
+
+
+def _grpo_advantages(rewards):
+    g = groups(rewards, 3)
+    centred = g - g.mean(dim=1, keepdim=True)
+    return (centred / ((centred ** 2).sum(dim=1, keepdim=True) / 2).sqrt().add(1e-4)).reshape(-1)
+
+
+def _kl_trainer(policy, placement):
+    kl = {"init_coef": BETA, "target": 0.5, "k_beta": 0.0, "placement": placement, "estimator": "k3"}
+    reference = _perturbed_reference(policy)
+    trainer = trainer_for("grpo", policy, {"grpo": {"group_size": 3}}, kl=kl, reference=reference)
+    exp = collect(trainer, cut=False)  # full-length episodes: the KL sums cover the tokens the update weighs
+    with torch.no_grad():  # the KL compares unmasked distributions (min_new_tokens masks EOS when sampling)
+        _, _, ref_logp = trainer.policy.action_and_raw_stats(reference, exp.rollout, entropy_grad=False)
+    assert (ref_logp - exp.rollout.raw_logp).abs().max() > 1e-2  # the reference differs from the policy
+    return trainer, exp, ref_logp
+
+
+def test_the_kl_in_the_loss_adds_beta_times_k3_and_leaves_the_advantages_alone(tiny_causal_policy):
+    trainer, exp, ref_logp = _kl_trainer(tiny_causal_policy, "loss")
+    valid = exp.rollout.valid
+    advantages = _grpo_advantages(exp.task_reward.clone())[:, None].expand_as(valid)
+    weights = 1.0 / (valid.shape[0] * valid.sum(dim=1))  # GRPO's 1/|o_i|, over N sequences
+    trainer.optimizer.zero_grad(set_to_none=True)
+    logp, _, raw_logp = trainer.policy.action_and_raw_stats(trainer.policy.model, exp.rollout, entropy_grad=False)
+    ratio = torch.exp(logp - exp.rollout.logp)
+    loss = (weights[:, None] * valid * (-advantages * ratio + BETA * _k3(raw_logp, ref_logp))).sum()
+    loss.backward()
+    want = torch.cat([(p.grad if p.grad is not None else torch.zeros_like(p)).flatten() for p in params(trainer)])
+    trainer.optimizer.zero_grad(set_to_none=True)
+    same(update_gradient(trainer, exp), want)
+
+
+def test_the_kl_in_the_reward_subtracts_beta_times_the_summed_estimate_before_the_group_statistics(tiny_causal_policy):
+    trainer, exp, ref_logp = _kl_trainer(tiny_causal_policy, "reward")
+    valid = exp.rollout.valid
+    penalised = exp.task_reward.clone() - BETA * (_k3(exp.rollout.raw_logp, ref_logp) * valid).sum(dim=1)
+    advantages = _grpo_advantages(penalised)[:, None].expand_as(valid)
+    weights = 1.0 / (valid.shape[0] * valid.sum(dim=1))
     same(update_gradient(trainer, exp), objective_gradient(trainer, exp, advantages, weights))
