@@ -3,6 +3,10 @@ overrides, as JSON: the record that tests/config/test_hash_stability.py holds th
 
 `python scripts/preset_hashes.py > tests/config/preset_hashes.json` re-records it; only do that
 when a change is meant to re-hash existing runs (their directories would no longer be found).
+
+`--all` adds every other registered algorithm's preset (the critic-free methods, their paper settings, DPO,
+best-of-n; no variants): run it at two commits and compare to see which runs a change re-hashed
+(docs/algorithms.md, "Hashes").
 """
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ def main() -> None:
     from grue.train.registry import algorithm_names, get_algorithm
     from tasks import grue_task_names
 
+    everything = "--all" in sys.argv[1:]
     paper_algos = [name for name in algorithm_names() if get_algorithm(name).paper]
     record = {}
     for task in grue_task_names():
@@ -28,6 +33,15 @@ def main() -> None:
                     try:
                         record[" ".join(args)] = config_hash(load_config(args))
                     except Exception as err:  # a variant a task refuses is recorded as refused
+                        record[" ".join(args)] = f"refused: {type(err).__name__}"
+    if everything:
+        for task in grue_task_names():
+            for profile in ("paper", "mini"):
+                for algo in (name for name in algorithm_names() if not get_algorithm(name).paper):
+                    args = [f"task={task}", f"profile={profile}", f"algo={algo}"]
+                    try:
+                        record[" ".join(args)] = config_hash(load_config(args))
+                    except Exception as err:  # noqa: BLE001 - recorded, as above
                         record[" ".join(args)] = f"refused: {type(err).__name__}"
     json.dump(record, sys.stdout, indent=1, sort_keys=True)
     print()
