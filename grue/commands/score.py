@@ -161,7 +161,7 @@ def score_command(args: Sequence[str], allow_partial: bool = False) -> None:
     from grue.commands.arguments import split_off
     from grue.config import load_config
     from grue.run.evaluate import metric_context
-    from grue.storage.writable import check_writable_file
+    from grue.storage.outputs import check_output_file
     from tasks import get_task
 
     predictions, rest = split_off(args, "predictions")
@@ -177,7 +177,7 @@ def score_command(args: Sequence[str], allow_partial: bool = False) -> None:
         raise UsageError("metrics= is empty; name one or more metrics, e.g. metrics=bleu,meteor")
     cfg = load_config([*rest, "algo=zero_shot"] + ([f"eval.metrics=[{metrics}]"] if metrics else []))
     target = Path(out) if out else Path(predictions).with_suffix(".results.json")
-    check_writable_file(target, "out")
+    check_output_file(target, [Path(predictions)])  # never the generations themselves (issue 45)
     task = get_task(cfg.task)
     samples = task.loader(cfg)[split] if split != UNSPLIT and task.runnable(cfg.profile) else None
     why = unsplit_reason(read_predictions(Path(predictions)), samples) if samples is not None else None

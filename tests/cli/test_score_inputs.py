@@ -137,3 +137,14 @@ def test_the_board_skips_a_partial_file_and_says_why(tmp_path):
     assert board.exit_code == 0, board.output
     assert "0 run(s) counted, 1 skipped" in board.output
     assert "covers 3 of the 4 ids of its test split (a partial predictions file)" in board.output
+
+
+@pytest.mark.parametrize("split", ["test", "none"])
+def test_out_naming_the_predictions_file_is_refused_and_the_generations_kept(tmp_path, split):
+    """Issue 45: `out=` spelled as the predictions file (directly or by another path) wrote the results document
+    over the generations."""
+    preds = tmp_path / "p.jsonl"
+    preds.write_bytes(FULL)
+    for spelled in (preds, tmp_path / "." / "p.jsonl"):
+        refused(score(f"predictions={preds}", f"split={split}", f"out={spelled}"), "is the input", "choose another out")
+        assert preds.read_bytes() == FULL
