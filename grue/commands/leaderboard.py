@@ -133,6 +133,23 @@ def bundle(args: Optional[list[str]] = typer.Argument(None, help=BUNDLE_HELP)) -
                    f"seeds {', '.join(map(str, item.seeds))}, {item.files} files" + (", with weights" if weights else ""))
 
 
+def _add_device(device: str) -> str:
+    """`device=` of `add`: cpu, cuda or cuda:N, and a CUDA device only where this machine has one."""
+    import re
+
+    if not re.fullmatch(r"cpu|cuda(:\d+)?", device):
+        raise typer.BadParameter(f"device={device!r}: use cpu, cuda or cuda:N (where model-based metrics are "
+                                 "re-scored and weights regenerate a sample)")
+    if device != "cpu":
+        import torch
+
+        index = int(device.split(":")[1]) if ":" in device else 0
+        if not torch.cuda.is_available() or index >= torch.cuda.device_count():
+            raise typer.BadParameter(f"device={device}: this machine has no such CUDA device "
+                                     f"({torch.cuda.device_count()} visible); use device=cpu")
+    return device
+
+
 @leaderboard_app.command("add", help="Verify a submission bundle and add it to a board. Example: "
                                      "grue leaderboard add imdb-mini-ppo-1a2b3c4d5e6f.grue.tar.gz board=.")
 def add(args: Optional[list[str]] = typer.Argument(None, help=ADD_HELP)) -> None:
@@ -152,10 +169,11 @@ def add(args: Optional[list[str]] = typer.Argument(None, help=ADD_HELP)) -> None
     if not (0 <= relative < 1):
         raise typer.BadParameter(f"tolerance={options['tolerance']!r}: a relative difference in [0, 1), e.g. 0.001")
     tolerance = Tolerance(relative=relative)
+    device = _add_device(options.get("device", "cpu"))
     board = Path(options.get("board", "."))
     refused = False
     for name in bundles:
-        added = add_bundle(Path(name), board, tolerance, options.get("device", "cpu"))
+        added = add_bundle(Path(name), board, tolerance, device)
         if not added.accepted:
             refused = True
             typer.echo(f"refused {name}: {len(added.problems)} problem(s); the board is unchanged", err=True)

@@ -264,3 +264,16 @@ def test_a_manifest_naming_files_outside_the_bundle_is_refused(bundle, tmp_path)
     result = runner.invoke(leaderboard_app, ["add", str(tampered), f"board={tmp_path / 'board'}"])
     assert result.exit_code == 2 and "'../outside.txt' is not a file name a bundle can hold" in result.output
     assert not (tmp_path / "board").exists()
+
+
+@pytest.mark.parametrize("device, expected", [("tpu", "device='tpu': use cpu, cuda or cuda:N"),
+                                              ("cuda:99", "device=cuda:99: this machine has no such CUDA device")])
+def test_an_unknown_or_absent_device_is_refused_before_the_bundle_is_opened(device, expected, tmp_path):
+    """Issue 45: `grue leaderboard add device=tpu` ended in a traceback from torch."""
+    from cli import app
+
+    bundle = tmp_path / "b.grue.tar.gz"
+    bundle.write_bytes(b"not read")
+    result = runner.invoke(app, ["leaderboard", "add", str(bundle), f"board={tmp_path / 'board'}", f"device={device}"])
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    assert expected in result.output and not (tmp_path / "board").exists()
