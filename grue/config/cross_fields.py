@@ -124,9 +124,33 @@ def _kl_problems(values: Mapping[str, Any]) -> Iterator[str]:
                "their supervised_/_mask variants) put the KL term in the loss; use kl.placement=reward")
 
 
+def _lora_problems(values: Mapping[str, Any]) -> Iterator[str]:
+    """LoRA settings given without a rank: with `model.lora.rank=0` no adapter is built, so they would be
+    silently ignored while the whole model trains."""
+    lora = values["model"].get("lora") or {}
+    if lora.get("rank", 0):
+        return
+    given = [f"model.lora.{key}={lora[key]}" for key, unset in (("alpha", None), ("target_modules", None),
+                                                              ("critic", "full"))
+             if lora.get(key, unset) != unset]
+    if given:
+        yield (f"{', '.join(given)} without model.lora.rank: no adapters are built at rank 0 (the whole model "
+               "trains), so this would be ignored; set model.lora.rank (e.g. 16) or drop it")
+
+
+def _precision_problems(values: Mapping[str, Any]) -> Iterator[str]:
+    """fp16 on a device named as a CPU (or Apple's): its loss scaling is CUDA's, so the run would refuse it."""
+    device = str(values.get("device", "auto"))
+    if values["model"].get("mixed_precision") == "fp16" and (device == "cpu" or device == "mps"):
+        yield (f"model.mixed_precision=fp16 with device={device}: fp16's loss scaling needs a CUDA GPU; "
+               "use model.mixed_precision=bf16 (or no) here")
+
+
 def cross_field_problems(values: Mapping[str, Any]) -> Iterator[str]:
     """Every cross-field problem of a resolved config (`OmegaConf.to_container(cfg, resolve=True)`)."""
     yield from _kl_problems(values)
+    yield from _lora_problems(values)
+    yield from _precision_problems(values)
     yield from _labeler_problems(values["reward"])
     yield from _schedule_problems(values)
     yield from _critic_problems(values)
