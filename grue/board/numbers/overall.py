@@ -151,7 +151,9 @@ def headline(chosen: pd.DataFrame, agg: pd.DataFrame) -> pd.DataFrame:
     averaged = "reward" in chosen and chosen["reward"].astype(str).str.startswith("avg(").any()
     # an average over candidates (rewards=average) includes the flagged one: the whole entry stays out
     keys = [k for k in SELECT_KEYS + ([] if averaged else VARIANT_KEYS) if k in agg and k in chosen]
-    flagged = agg[agg["off_headline"].fillna(False).astype(bool)]
+    from grue.board.submit.shown import flags
+
+    flagged = agg[flags(agg["off_headline"])]
     if flagged.empty:
         return chosen
     out = {tuple(row) for row in flagged[keys].drop_duplicates().itertuples(index=False)}

@@ -65,13 +65,15 @@ def entry_scores(frame: pd.DataFrame, fits: dict[tuple, PoolFit]) -> pd.DataFram
 def seed_scores(seeds: pd.DataFrame, fits: dict[tuple, PoolFit], source: str = "runs") -> pd.DataFrame:
     """Per-seed scores of our runs, normalised with their pool's fit (fitted on the means)."""
     rows = []
+    from grue.board.submit.shown import flags
+
     keys = ["profile", "task", "algo"] + VARIANT_KEYS + ["seed", "split"]
     for key, group in seeds.groupby(keys, sort=True):
         labels = dict(zip(keys, key))
         fit = fits.get((source, labels["profile"], labels["task"], labels["split"]))
         if fit is None:
             continue
-        reported = set(group.loc[group["reported"].fillna(False).astype(bool), "metric"]) if "reported" in group else set()
+        reported = set(group.loc[flags(group["reported"]), "metric"]) if "reported" in group else set()
         normalised = {m: fit(m, float(v)) for m, v in ranked(dict(zip(group["metric"], group["value"])), reported).items()}
         rows.append({"source": source, **labels, **_scores(labels["task"], normalised)})
     return pd.DataFrame(rows, columns=ENTRY_KEYS + ["seed", "split"] + SCORE_COLUMNS)

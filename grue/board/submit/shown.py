@@ -50,13 +50,19 @@ def seed_columns(findings: Findings, split: str, metric: str) -> dict[str, Any]:
             "off_headline": findings.off_headline}
 
 
+def flags(column: Any) -> Any:
+    """A frame column of flags as booleans, a missing value (NaN, None) as False: a column that only ever held
+    missing values is float, where fillna(False) is deprecated in pandas."""
+    return column.map(lambda v: bool(v) if v is not None and v == v else False).astype(bool)
+
+
 def aggregate_columns(group: Any) -> dict[str, Any]:
     """The claim columns of one aggregate row from its seeds' rows (a pandas frame)."""
     if "reported" not in group:
         return {"reported": 0, "labels": "", "off_headline": False, "flag": ""}
-    reported = int(group["reported"].fillna(False).astype(bool).sum())
+    reported = int(flags(group["reported"]).sum())
     labels = list(dict.fromkeys(str(v) for v in group["labels"].dropna() if v))
-    return {"reported": reported, "labels": " | ".join(labels), "off_headline": bool(group["off_headline"].fillna(False).any()),
+    return {"reported": reported, "labels": " | ".join(labels), "off_headline": bool(flags(group["off_headline"]).any()),
             "flag": REPORTED_FLAG if reported else ""}
 
 
