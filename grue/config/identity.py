@@ -61,6 +61,12 @@ def _defaults_omitted_when_unset() -> dict[str, Any]:
 
 
 @functools.lru_cache(maxsize=8)
+def added_field_defaults() -> dict[str, Any]:
+    """Dotted key -> default of every field added after runs existed (HASHED_WHEN_SET): a config recorded
+    before such a field existed lacks the key and ran at its default."""
+    return dict(_defaults_omitted_when_unset())
+
+
 def _marked_defaults(schema: type) -> dict[str, Any]:
     """Walked once per schema: the board hashes every run it reads."""
     from grue.config.constraints import schema_fields

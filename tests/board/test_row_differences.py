@@ -118,7 +118,7 @@ def test_rloo_s_paper_step_reads_as_one_epoch_whatever_ppo_epochs_says(tmp_path)
     a, b = pick_rows(str(tmp_path), "rloo", "rloo_paper")
     lines = {line.what: line for line in differences(a, b)}
     assert (lines["epochs"].a, lines["epochs"].b) == ("4", "1 (single unclipped step)")
-    assert (lines["rloo.steps"].a, lines["rloo.steps"].b) == ("(unset)", "single")
+    assert (lines["rloo.steps"].a, lines["rloo.steps"].b) == ("ppo", "single")  # unrecorded: the default it ran at
 
 
 def test_the_board_lists_what_sets_each_rl_row_apart_from_its_ppo_row(tmp_path):
@@ -134,3 +134,20 @@ def test_the_board_lists_what_sets_each_rl_row_apart_from_its_ppo_row(tmp_path):
            "from 0.05; group size 4 vs 1; train tokens 6298 (1.025x PPO's tokens: not within 2%) vs 6144" in lines["grpo"]
     assert "regulariser" not in lines["rloo"] and "train tokens" not in lines["rloo"]  # the same as PPO's
     assert "rloo.k (not read) vs 4" not in lines["rloo"] and "rloo.k 4 vs (not read)" in lines["rloo"]
+
+
+def test_a_config_from_before_a_field_existed_reads_as_its_default_and_a_removed_key_is_no_difference(tmp_path):
+    """A PPO run recorded before `kl.placement`/`kl.estimator` existed (and with GRPO's since-removed
+    `grpo.beta` in its unread grpo section) against a GRPO run of today under PPO's regulariser: the kl group
+    does not differ, and no removed key is listed; the paper's placement does differ."""
+    row(tmp_path, "ppo", 6144, grpo={"beta": 0.04, "kl": "loss", "group_size": 64})
+    row(tmp_path, "grpo", 6144, kl={**KL, "placement": "reward", "estimator": "k1"}, grpo={"group_size": 4})
+    row(tmp_path, "grpo_paper", 6144, kl={**KL, "placement": "loss", "estimator": "k3"}, grpo={"group_size": 4})
+    a, b = pick_rows(str(tmp_path), "ppo", "grpo")
+    listed = {line.what for line in differences(a, b) if line.differs and not line.fact}
+    assert not {k for k in listed if k.startswith("kl.")}, listed
+    assert "grpo.beta" not in listed and "grpo.kl" not in listed
+    a, b = pick_rows(str(tmp_path), "ppo", "grpo_paper")
+    lines = {line.what: line for line in differences(a, b)}
+    assert (lines["kl.placement"].a, lines["kl.placement"].b) == ("reward", "loss")
+    assert (lines["kl.estimator"].a, lines["kl.estimator"].b) == ("k1", "k3")

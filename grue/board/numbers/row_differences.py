@@ -8,7 +8,10 @@ rows are told apart by
 - every config key that differs in the groups either algorithm reads (the config hash's whitelist:
   grue/train/registry.py `reads`, grue/config/identity.py `semantic_config`): a key of a group only one of
   them reads shows "(not read)" on the other side. Keys that change where or how fast a run goes, not what
-  it computes (output_dir, device, ...), and the seed are left out.
+  it computes (output_dir, device, ...), and the seed are left out. A config recorded before a field was
+  added lacks its key and ran at its default (grue/config/identity.py `added_field_defaults`), so it is read
+  as that default; a key one side does not read and the other does not hold (a field since removed) is no
+  difference.
 
 Rows are named for `grue compare --rows` by their algorithm, with a short id of the row when the algorithm
 has several rows on the task ("ppo@3f2a1c"); `row_catalogue` lists them with their setting labels.
@@ -138,8 +141,12 @@ def config_differences(a: BoardRow, b: BoardRow) -> list[Difference]:
     """The config keys that differ in the groups either row's algorithm reads (see the module docstring)."""
     if a.config is None or b.config is None:
         return []
+    from grue.config.identity import added_field_defaults
+
     reads = {"a": _read_groups(a.config), "b": _read_groups(b.config)}
-    flat = {"a": _flat(a.config), "b": _flat(b.config)}
+    added = added_field_defaults()
+    flat = {side: {**{k: v for k, v in added.items() if k.split(".")[0] in reads[side]}, **_flat(row.config)}
+            for side, row in (("a", a), ("b", b))}
     groups = reads["a"] | reads["b"]
     out = []
     for key in sorted((set(flat["a"]) | set(flat["b"]))):
@@ -148,6 +155,8 @@ def config_differences(a: BoardRow, b: BoardRow) -> list[Difference]:
             continue
         values = [_shown(flat[side].get(key), key in flat[side]) if group in reads[side] else NOT_READ
                   for side in ("a", "b")]
+        if set(values) == {NOT_READ, UNSET}:  # held by neither side's reading of it: nothing to compare
+            continue
         if values[0] != values[1]:
             out.append(Difference(key, values[0], values[1], fact=False, differs=True))
     return out
