@@ -59,6 +59,17 @@ def _entry_point_modules() -> tuple[str, ...]:
     return tuple(ep.value.split(":")[0] for ep in entry_points(group=ENTRY_POINT_GROUP))
 
 
+def _import_failure(name: str, err: BaseException) -> str:
+    """One line naming the plugin, where it was declared, and what its import did."""
+    where = f"plugin {name!r} (from {ENV_VAR} or the {ENTRY_POINT_GROUP!r} entry points)"
+    if isinstance(err, ModuleNotFoundError) and err.name and name.startswith(err.name):
+        return f"{where}: no module named {err.name!r}; check its spelling in {ENV_VAR} and that it is installed"
+    if isinstance(err, SystemExit):
+        return f"{where} called sys.exit({err.code!r}) while being imported; a plugin must only register things"
+    first = str(err).splitlines()[0] if str(err) else ""
+    return f"{where} failed while being imported: {type(err).__name__}: {first}"
+
+
 def load_plugins() -> None:
     """Import every plugin not imported yet. Cheap after the first call; re-reads GRUE_PLUGINS, so a
     module added to it later (a test, a notebook) is picked up by the next lookup."""
@@ -72,9 +83,8 @@ def load_plugins() -> None:
                 continue
             try:
                 importlib.import_module(name)
-            except ImportError as err:
-                raise PluginError(f"plugin {name!r} (from {ENV_VAR} or the {ENTRY_POINT_GROUP!r} entry points) "
-                                  f"cannot be imported: {err}") from err
+            except (Exception, SystemExit) as err:  # noqa: BLE001 - the plugin's own code failed: the user's to fix
+                raise PluginError(_import_failure(name, err)) from None
             _loaded.add(name)
     finally:
         _loading = False

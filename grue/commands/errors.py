@@ -37,6 +37,7 @@ _USER_ERRORS = {
     "grue.human.study": ("StudyError",),
     "grue.human.crowd_import": ("ImportRefused",),
     "grue.rewards.critic.dense_reward": ("CriticUnavailable",),
+    "grue.plugins": ("PluginError",),
 }
 # What the filesystem says when a path is wrong, unwritable or full: the user's to fix, not a bug.
 _FILESYSTEM_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOTDIR,

@@ -93,8 +93,8 @@ def _import(ref: PythonRef, what: str) -> Any:
         return importlib.import_module(ref.target)
     except ExtensionError:
         raise
-    except Exception as err:  # noqa: BLE001 - the user's module failed to import: say which and why
-        first = str(err).splitlines()[0] if str(err) else ""
+    except (Exception, SystemExit) as err:  # noqa: BLE001 - the user's module failed to import: say which and why
+        first = str(err).splitlines()[0] if str(err) else f"sys.exit({getattr(err, 'code', None)!r})"
         raise ExtensionError(f"{what} {ref.text!r}: importing {ref.target} failed: "
                              f"{type(err).__name__}: {first}") from None
 

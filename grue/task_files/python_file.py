@@ -23,8 +23,11 @@ def task_from_python(path: Path, sha256: str) -> TaskSpec:
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
-    except Exception as err:  # noqa: BLE001 - the user's file failed to import: say which and why
+    except (Exception, SystemExit) as err:  # noqa: BLE001 - the user's file failed to import: say which and why
         first = str(err).splitlines()[0] if str(err) else ""
+        if isinstance(err, SystemExit):
+            raise ExtensionError(f"{path}: the task file called sys.exit({err.code!r}) while being imported; a task "
+                                 "file only defines TASK") from None
         raise ExtensionError(f"{path}: importing the task file failed: {type(err).__name__}: {first}") from None
     if not hasattr(module, "TASK"):
         raise ExtensionError(f"{path}: a Python task file defines TASK = TaskSpec(...) (grue.config.task_spec); "
