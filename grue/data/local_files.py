@@ -45,8 +45,28 @@ def _jsonl(path: Path, limit: int | None = None) -> list[dict[str, Any]]:
 
 
 def _delimited(path: Path, delimiter: str) -> list[dict[str, Any]]:
+    """Every row as a dict of the header's fields; a row with fewer or more cells than the header is refused
+    with its line (csv would fill the missing cells with None, or keep the extra ones under no name)."""
+    rows = []
     with open(path, encoding="utf-8", newline="") as handle:
-        return [dict(row) for row in csv.DictReader(handle, delimiter=delimiter)]
+        reader = csv.DictReader(handle, delimiter=delimiter)
+        for row in reader:
+            if None in row or any(value is None for value in row.values()):
+                named = len(reader.fieldnames or [])
+                cells = named + len(row[None]) if None in row else sum(v is not None for v in row.values())
+                raise DataFileError(f"{path}:{reader.line_num}: {cells} cells where the header names {named}")
+            rows.append(dict(row))
+    return rows
+
+
+def _parquet(path: Path) -> list[dict[str, Any]]:
+    import pyarrow
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.read_table(path).to_pylist()
+    except (pyarrow.ArrowException, OSError) as err:  # a truncated or foreign file: pyarrow's own error
+        raise DataFileError(f"{path}: not a readable parquet file ({str(err).splitlines()[0]})") from None
 
 
 def read_records(path: Path) -> list[dict[str, Any]]:
@@ -58,9 +78,7 @@ def read_records(path: Path) -> list[dict[str, Any]]:
             return _jsonl(path)
         if kind in ("csv", "tsv"):
             return _delimited(path, "," if kind == "csv" else "\t")
-        import pyarrow.parquet as pq
-
-        return pq.read_table(path).to_pylist()
+        return _parquet(path)
     except UnicodeDecodeError:
         raise DataFileError(f"{path}: not UTF-8 text; save the file as UTF-8") from None
 
@@ -75,6 +93,10 @@ def record_fields(path: Path) -> set[str]:
     if kind in ("csv", "tsv"):
         with open(path, encoding="utf-8", newline="") as handle:
             return set(next(csv.reader(handle, delimiter="," if kind == "csv" else "\t"), []))
+    import pyarrow
     import pyarrow.parquet as pq
 
-    return set(pq.read_schema(path).names)
+    try:
+        return set(pq.read_schema(path).names)
+    except (pyarrow.ArrowException, OSError) as err:
+        raise DataFileError(f"{path}: not a readable parquet file ({str(err).splitlines()[0]})") from None

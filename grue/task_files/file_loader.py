@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
+from grue.data.checked_splits import problems_text, split_problems
 from grue.data.hub import dataset_root, finish_splits, held_out, read_rows
 from grue.data.local_files import DataFileError, read_records
 from grue.data.sample import Sample
@@ -55,7 +56,15 @@ class FileTaskData:
             if split not in self.splits:
                 continue
             records, where = self._records(cfg, split)
-            out[split] = [self.record.sample(r, f"{split}-{i}", f"{where}: record {i + 1}") for i, r in enumerate(records)]
+            out[split], problems = [], []
+            for i, record in enumerate(records):  # every record's problem, counted, not only the first
+                try:
+                    out[split].append(self.record.sample(record, f"{split}-{i}", f"record {i + 1}"))
+                except ExtensionError as err:
+                    problems.append(str(err))
+            problems += [p for p in split_problems({split: out[split]}, required=()) if "share the id" in p]
+            if problems:
+                raise ExtensionError(f"task {self.task}: {where}: {problems_text(problems)}")
             if not out[split]:
                 raise ExtensionError(f"task {self.task}: the {split} split ({where}) holds no records")
         if "val" not in out:

@@ -35,4 +35,29 @@ def task_from_python(path: Path, sha256: str) -> TaskSpec:
     if not isinstance(module.TASK, TaskSpec):
         raise ExtensionError(f"{path}: a Python task file defines TASK = TaskSpec(...) (grue.config.task_spec); "
                              f"its TASK is a {type(module.TASK).__name__}")
-    return dataclasses.replace(module.TASK, origin=str(path), file_sha256=sha256)
+    task = module.TASK
+    loader = checked_loader(task.loader, path) if task.loader is not None else None
+    return dataclasses.replace(task, origin=str(path), file_sha256=sha256, loader=loader)
+
+
+def checked_loader(loader, path: Path):
+    """The file's loader, its failures and what it returns checked (grue.data.checked_splits): a user's code,
+    so a raise, a sys.exit or a malformed result is one error naming the file, never a traceback in a run."""
+    import functools
+
+    from grue.data.checked_splits import problems_text, split_problems
+
+    @functools.wraps(loader)
+    def load(cfg):
+        try:
+            splits = loader(cfg)
+        except (Exception, SystemExit) as err:  # noqa: BLE001 - the user's loader failed: say where and why
+            first = str(err).splitlines()[0] if str(err) else ""
+            what = f"called sys.exit({err.code!r})" if isinstance(err, SystemExit) else f"raised {type(err).__name__}: {first}"
+            raise ExtensionError(f"{path}: the task's loader {what}") from None
+        problems = split_problems(splits)
+        if problems:
+            raise ExtensionError(f"{path}: the task's loader returned {problems_text(problems)}")
+        return splits
+
+    return load

@@ -44,6 +44,14 @@ class RecordFormat:
         if missing:
             raise ExtensionError(f"{where}: the record lacks field(s) {', '.join(map(repr, missing))} that the task "
                                  f"file names; it has {', '.join(map(repr, record)) or 'none'}")
+        empty = [f for f in template_fields(self.prompt) if record[f] is None]
+        if empty:
+            raise ExtensionError(f"{where}: field(s) {', '.join(map(repr, empty))} of the prompt template are empty "
+                                 "(null); every prompt field needs a value")
+        nested = [f for f in template_fields(self.prompt) if isinstance(record[f], (dict, list, tuple))]
+        if nested:
+            raise ExtensionError(f"{where}: field(s) {', '.join(map(repr, nested))} of the prompt template hold a "
+                                 f"{type(record[nested[0]]).__name__}, not a text")
         try:
             prompt = self.prompt.format_map(record)
         except (KeyError, IndexError, AttributeError, ValueError) as err:
@@ -52,6 +60,10 @@ class RecordFormat:
         for name in self.references:
             value = record[name]
             texts.extend(value if isinstance(value, (list, tuple)) else [value])
+        odd = [t for t in texts if isinstance(t, (dict, list, tuple))]
+        if odd:
+            raise ExtensionError(f"{where}: field(s) {', '.join(self.references)} hold a {type(odd[0]).__name__} where "
+                                 "a reference text (or a list of texts) belongs")
         references = clean_references(texts)
         if not references:
             raise ExtensionError(f"{where}: no reference text in field(s) {', '.join(self.references)} "
