@@ -17,6 +17,23 @@ SPLITS = ("val", "test")
 DEFAULT_OUT = "evals"
 
 
+def _check_model_json(folder: Path, model: str) -> None:
+    """A model directory's config.json and adapter_config.json must be JSON objects: loading one that is not
+    ended in a traceback from transformers or peft (issue 45)."""
+    for name in ("config.json", "adapter_config.json", "adapter/adapter_config.json"):
+        path = folder / name
+        if not path.is_file():
+            continue
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as err:
+            raise UsageError(f"model={model}: {path} is not readable JSON ({str(err).splitlines()[0]}); copy the "
+                             "directory that save_pretrained wrote again") from None
+        if not isinstance(doc, dict):
+            raise UsageError(f"model={model}: {path} holds a {type(doc).__name__}, not the JSON object "
+                             "save_pretrained writes; copy that directory again")
+
+
 def _model_of(model: str) -> tuple[str, str]:
     """(algo, model reference) of `model=`: a finished run's directory, a model directory, or a hub id."""
     path = Path(model)
@@ -34,13 +51,16 @@ def _model_of(model: str) -> tuple[str, str]:
             raise UsageError(f"{path / 'results.json'} is missing or unreadable; run the same `grue run` command "
                              f"again to finish the run, or give model={path / 'model'}") from None
         _check_complete(path / "model", f"model={model}")
+        _check_model_json(path / "model", model)
         return algo, str(path / "model")
     if (path / "adapter_config.json").is_file() and not (path / "config.json").exists():
+        _check_model_json(path, model)
         return "zero_shot", model  # a LoRA adapter (peft's layout, e.g. a run's model/adapter): merged into its base
     if not (path / "config.json").exists():
         raise UsageError(f"model={model} is neither a model directory (no config.json) nor a run directory "
                          "(no results.json); give one of those or a hub id")
     _check_complete(path, f"model={model}")
+    _check_model_json(path, model)
     return "zero_shot", model
 
 
