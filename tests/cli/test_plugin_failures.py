@@ -1,6 +1,6 @@
 """A plug-in that cannot be loaded is the user's to fix, so it is one `error:` line naming the plug-in and what
 went wrong, exit code 2, no traceback (issues 42 and 45): a misspelt module, one raising or with a syntax error
-at import, one calling sys.exit at import (grue used to exit 0 and print nothing). A Python task file calling
+at import, one calling sys.exit at import (grue used to exit 0 and print nothing), one registering a built-in algorithm's name again. A Python task file calling
 sys.exit while imported is refused the same way. Each runs the real CLI in its own process: plug-ins are
 imported once per process."""
 from __future__ import annotations
@@ -17,6 +17,9 @@ PLUGINS = {
     "exiting_plugin": ("import sys\nsys.exit(0)\n", "called sys.exit(0) while being imported"),
     "syntax_plugin": ("def f(:\n", "failed while being imported: SyntaxError"),
     "no_such_plugin": (None, "no module named 'no_such_plugin'; check its spelling in GRUE_PLUGINS"),
+    "duplicate_plugin": ("import dataclasses\nfrom grue.train.registry import get_algorithm, register_algorithm\n"
+                         "register_algorithm(dataclasses.replace(get_algorithm('grpo'), name='ppo'))\n",
+                         "ValueError: algorithm 'ppo' is registered twice with different settings"),
 }
 
 
