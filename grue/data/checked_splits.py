@@ -45,15 +45,23 @@ def split_problems(splits: Any, required: tuple[str, ...] = SPLITS) -> list[str]
             continue
         if not samples and name in required:
             problems.append(f"split {name!r} holds no samples")
-        seen: dict[str, int] = {}
         for i, sample in enumerate(samples):
             problems.extend(_sample_problems(sample, f"{name} sample {i + 1}"))
-            sample_id = getattr(sample, "id", None)
-            if isinstance(sample_id, str):
-                if sample_id in seen:
-                    problems.append(f"{name} samples {seen[sample_id]} and {i + 1} share the id {sample_id!r}; ids are "
-                                    "unique within a split (predictions are kept by id)")
-                seen.setdefault(sample_id, i + 1)
+        problems.extend(duplicate_id_problems(name, samples))
+    return problems
+
+
+def duplicate_id_problems(name: str, samples: Any) -> list[str]:
+    """Samples of one split sharing an id (predictions are kept by id, so one would replace the other)."""
+    problems, seen = [], {}
+    for i, sample in enumerate(samples):
+        sample_id = getattr(sample, "id", None)
+        if not isinstance(sample_id, str):
+            continue
+        if sample_id in seen:
+            problems.append(f"{name} samples {seen[sample_id]} and {i + 1} share the id {sample_id!r}; ids are "
+                            "unique within a split (predictions are kept by id)")
+        seen.setdefault(sample_id, i + 1)
     return problems
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from grue.data.checked_splits import problems_text, split_problems
+from grue.data.checked_splits import duplicate_id_problems, problems_text
 from grue.data.hub import dataset_root, finish_splits, held_out, read_rows
 from grue.data.local_files import DataFileError, read_records
 from grue.data.sample import Sample
@@ -62,7 +62,7 @@ class FileTaskData:
                     out[split].append(self.record.sample(record, f"{split}-{i}", f"record {i + 1}"))
                 except ExtensionError as err:
                     problems.append(str(err))
-            problems += [p for p in split_problems({split: out[split]}, required=()) if "share the id" in p]
+            problems += duplicate_id_problems(split, out[split])
             if problems:
                 raise ExtensionError(f"task {self.task}: {where}: {problems_text(problems)}")
             if not out[split]:

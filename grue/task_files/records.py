@@ -44,11 +44,12 @@ class RecordFormat:
         if missing:
             raise ExtensionError(f"{where}: the record lacks field(s) {', '.join(map(repr, missing))} that the task "
                                  f"file names; it has {', '.join(map(repr, record)) or 'none'}")
-        empty = [f for f in template_fields(self.prompt) if record[f] is None]
+        prompt_fields = template_fields(self.prompt)
+        empty = [f for f in prompt_fields if record[f] is None]
         if empty:
             raise ExtensionError(f"{where}: field(s) {', '.join(map(repr, empty))} of the prompt template are empty "
                                  "(null); every prompt field needs a value")
-        nested = [f for f in template_fields(self.prompt) if isinstance(record[f], (dict, list, tuple))]
+        nested = [f for f in prompt_fields if isinstance(record[f], (dict, list, tuple))]
         if nested:
             raise ExtensionError(f"{where}: field(s) {', '.join(map(repr, nested))} of the prompt template hold a "
                                  f"{type(record[nested[0]]).__name__}, not a text")

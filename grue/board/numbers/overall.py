@@ -30,6 +30,7 @@ from grue.board.numbers.aggregate import VARIANT_KEYS, t_interval
 from grue.board.task_info import grue_tasks, naturalness_metrics, task_metrics
 from grue.board.numbers.normalise import anchoring
 from grue.board.numbers.selection import SELECT_KEYS
+from grue.board.submit.shown import flags
 
 ROW_KEYS: list[str] = ["source", "profile", "algo"]
 
@@ -85,8 +86,8 @@ def verified_seeds(chosen: pd.DataFrame, agg: pd.DataFrame) -> pd.Series:
     if chosen.empty or "verified" not in agg or not keys:
         return pd.Series(0, index=chosen.index, dtype=int)
     counts = agg.assign(verified=agg["verified"].fillna(0)).groupby(keys, dropna=False)["verified"].min()
-    found = [counts.get(tuple(row), 0) for row in chosen[keys].itertuples(index=False)]
-    return pd.Series([int(v) if v == v else 0 for v in found], index=chosen.index, dtype=int)
+    found = [int(counts.get(tuple(row), 0)) for row in chosen[keys].itertuples(index=False)]
+    return pd.Series(found, index=chosen.index, dtype=int)
 
 
 def overall_board(chosen: pd.DataFrame, raw: pd.DataFrame, agg: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -151,8 +152,6 @@ def headline(chosen: pd.DataFrame, agg: pd.DataFrame) -> pd.DataFrame:
     averaged = "reward" in chosen and chosen["reward"].astype(str).str.startswith("avg(").any()
     # an average over candidates (rewards=average) includes the flagged one: the whole entry stays out
     keys = [k for k in SELECT_KEYS + ([] if averaged else VARIANT_KEYS) if k in agg and k in chosen]
-    from grue.board.submit.shown import flags
-
     flagged = agg[flags(agg["off_headline"])]
     if flagged.empty:
         return chosen

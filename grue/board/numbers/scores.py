@@ -15,6 +15,7 @@ import pandas as pd
 from grue.board.numbers.aggregate import VARIANT_KEYS
 from grue.board.task_info import naturalness_metrics, task_metrics
 from grue.board.numbers.normalise import PoolFit, anchoring, fit_pool, ranked
+from grue.board.submit.shown import flags
 
 ENTRY_KEYS: list[str] = ["source", "profile", "task", "algo"] + VARIANT_KEYS
 POOL_KEYS: list[str] = ["source", "profile", "task", "split"]
@@ -65,8 +66,6 @@ def entry_scores(frame: pd.DataFrame, fits: dict[tuple, PoolFit]) -> pd.DataFram
 def seed_scores(seeds: pd.DataFrame, fits: dict[tuple, PoolFit], source: str = "runs") -> pd.DataFrame:
     """Per-seed scores of our runs, normalised with their pool's fit (fitted on the means)."""
     rows = []
-    from grue.board.submit.shown import flags
-
     keys = ["profile", "task", "algo"] + VARIANT_KEYS + ["seed", "split"]
     for key, group in seeds.groupby(keys, sort=True):
         labels = dict(zip(keys, key))
