@@ -19,11 +19,13 @@ import os
 import pkgutil
 from importlib.metadata import entry_points
 
+from grue.errors import GrueUserError
+
 ENV_VAR = "GRUE_PLUGINS"
 ENTRY_POINT_GROUP = "grue.plugins"
 
 
-class PluginError(ImportError):
+class PluginError(GrueUserError, ImportError):
     """A plugin named in GRUE_PLUGINS or an entry point could not be imported."""
 
 

@@ -1,8 +1,10 @@
 """The one error for an asset that cannot be had here, with the three ways out."""
 from __future__ import annotations
 
+from grue.errors import GrueUserError
 
-class AssetMissing(RuntimeError):
+
+class AssetMissing(GrueUserError, RuntimeError):
     def __init__(self, ref: str, kind: str, why: str, task: str | None = None) -> None:
         fetch = f"grue fetch task={task}" if task else f"grue fetch task=<task>"
         super().__init__(

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from grue.errors import GrueUserError
 from grue.board.numbers.aggregate import aggregate, seed_frame
 from grue.board.numbers.collect import collect
 from grue.board.metric_info import COUNT_METRICS, direction, metric_order
@@ -189,7 +190,7 @@ def compare_sources(a: str, b: str) -> tuple[pd.DataFrame, str]:
     return result, report(result, desc_a, desc_b)
 
 
-class RowNotFound(ValueError):
+class RowNotFound(GrueUserError, ValueError):
     """A row name (or task) that the runs do not hold; the message names the valid ones on one line."""
 
 

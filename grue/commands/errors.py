@@ -1,44 +1,22 @@
 """The one place where an exception becomes what the user sees.
 
-grue's own error types mean a mistake the user can fix (a config value, a missing asset, a bad input
-file) and so do the filesystem's refusals (a full disk, a read-only or mistyped path): each becomes one
-line, `error: ...`, and exit code 2. Anything else is a bug in grue: its traceback is kept, with a line
+Every error that derives from grue.errors.GrueUserError means a mistake the user can fix (a config value,
+a plug-in, a missing asset, a bad input file), and so do the filesystem's refusals (a full disk, a read-only
+or mistyped path): each becomes one line, `error: ...`, and exit code 2. Anything else is a bug in grue: its traceback is kept, with a line
 asking to report it.
 """
 from __future__ import annotations
 
 import errno
-import sys
 from typing import Any
 
 import typer
 from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
-
-class UsageError(ValueError):
-    """A command's own arguments or input files are wrong (the config's are ConfigError)."""
+from grue.errors import GrueUserError, UsageError  # noqa: F401  (UsageError re-exported for the commands)
 
 
-# grue's error types, by module: only modules already imported can have raised one, so checking those
-# costs no import (grue.train.rl.trainer would pull in torch just to look at a config mistake).
-_USER_ERRORS = {
-    "grue.commands.errors": ("UsageError",),
-    "grue.config.load": ("ConfigError",),
-    "grue.assets.errors": ("AssetMissing",),
-    "grue.sweep.grid": ("SweepError",),
-    "grue.train.checkpoint": ("CheckpointWriteError",),
-    "grue.storage.lock": ("RunBusy",),
-    "grue.storage.writable": ("NotWritable",),
-    "grue.train.rl.trainer": ("NonFiniteError",),
-    "grue.rewards.critic.template": ("TemplateError",),
-    "grue.rewards.learned.comparisons": ("ComparisonsFormatError",),
-    "grue.storage.inputs": ("InputError",),
-    "grue.human.study": ("StudyError",),
-    "grue.human.crowd_import": ("ImportRefused",),
-    "grue.rewards.critic.dense_reward": ("CriticUnavailable",),
-    "grue.plugins": ("PluginError",),
-}
 # What the filesystem says when a path is wrong, unwritable or full: the user's to fix, not a bug.
 _FILESYSTEM_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOTDIR,
                       errno.EISDIR, errno.EEXIST, errno.ENOENT, errno.ENAMETOOLONG}
@@ -46,9 +24,7 @@ _FILESYSTEM_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, err
 
 def is_user_error(err: BaseException) -> bool:
     """A mistake the user can fix (grue's own error types, the filesystem's refusals), not a bug."""
-    types = tuple(getattr(sys.modules[module], name) for module, names in _USER_ERRORS.items()
-                  if module in sys.modules for name in names)
-    return isinstance(err, types) or (isinstance(err, OSError) and err.errno in _FILESYSTEM_ERRNOS)
+    return isinstance(err, GrueUserError) or (isinstance(err, OSError) and err.errno in _FILESYSTEM_ERRNOS)
 
 
 def one_line(err: BaseException) -> str:

@@ -11,6 +11,8 @@ from dataclasses import asdict
 from typing import Any, Iterator, Mapping, Optional
 from urllib.parse import urlparse
 
+from grue.errors import GrueUserError
+
 URL_SCHEMES = ("http", "https")
 
 
@@ -96,7 +98,7 @@ def _critic_problems(values: Mapping[str, Any]) -> Iterator[str]:
                    "http://localhost:8000/v1 (critic.backend=http)")
 
 
-class CrossFieldError(ValueError):
+class CrossFieldError(GrueUserError, ValueError):
     """Two settings that cannot go together; the message names both keys."""
 
 

@@ -12,10 +12,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+from grue.errors import GrueUserError
+
 FORMATS = {".jsonl": "jsonl", ".json": "jsonl", ".csv": "csv", ".tsv": "tsv", ".parquet": "parquet"}
 
 
-class DataFileError(ValueError):
+class DataFileError(GrueUserError, ValueError):
     """A data file that cannot be read as its extension says; the message names the file and line."""
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from sqlalchemy import insert, select
 
+from grue.errors import GrueUserError
 from grue.human.crowd_export import csv_order
 from grue.human.db import answers, open_database, raters
 from grue.human.study import Item, Study
@@ -29,7 +30,7 @@ from grue.human.validate import AnswerRefused, parse_answer
 from grue.storage.inputs import InputError, Problems, csv_records, seconds_field
 
 
-class ImportRefused(ValueError):
+class ImportRefused(GrueUserError, ValueError):
     """A results file that cannot be imported; nothing was stored."""
 
 

@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from grue.errors import GrueUserError
 from grue.storage.atomic import atomic_write_json, atomic_write_jsonl
 
 Kind = Literal["ratings", "comparisons"]
@@ -20,7 +21,7 @@ LINKS_FILE = "links.txt"
 DB_FILE = "answers.sqlite"
 
 
-class StudyError(ValueError):
+class StudyError(GrueUserError, ValueError):
     """A study directory that is missing, incomplete or inconsistent."""
 
 

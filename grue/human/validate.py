@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from grue.errors import GrueUserError
 from grue.human.study import Item, Study
 
 
-class AnswerRefused(ValueError):
+class AnswerRefused(GrueUserError, ValueError):
     """An answer that cannot be stored; `status` is the HTTP status the app answers with."""
 
     def __init__(self, message: str, status: int = 400) -> None:

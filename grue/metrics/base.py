@@ -9,8 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol, Sequence
 
+from grue.errors import GrueUserError
 
-class MetricUnavailable(RuntimeError):
+
+class MetricUnavailable(GrueUserError, RuntimeError):
     """A metric cannot be computed on this machine (missing model, Java, checkpoint...).
 
     Raised when a scorer is built, so a run can report it before any training starts; the

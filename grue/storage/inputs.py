@@ -19,10 +19,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Optional
 
+from grue.errors import GrueUserError
+
 MAX_SHOWN = 10  # problems spelled out in one message; the count says how many there are in all
 
 
-class InputError(ValueError):
+class InputError(GrueUserError, ValueError):
     """An input file that cannot be used as it is; the message names the file and every problem."""
 
 

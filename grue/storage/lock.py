@@ -13,8 +13,10 @@ import socket
 from pathlib import Path
 from typing import Callable, Optional
 
+from grue.errors import GrueUserError
 
-class RunBusy(RuntimeError):
+
+class RunBusy(GrueUserError, RuntimeError):
     """The run is locked by another process and the caller asked not to wait."""
 
 

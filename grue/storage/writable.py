@@ -6,8 +6,10 @@ import os
 from pathlib import Path
 from typing import Optional
 
+from grue.errors import GrueUserError
 
-class NotWritable(OSError):
+
+class NotWritable(GrueUserError, OSError):
     """A path grue must write to cannot be written; the message names the path and the setting."""
 
 

@@ -16,6 +16,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from grue.errors import GrueUserError
 from grue.config import config_hash, load_config
 from grue.config.load import parse_overrides
 from grue.train.registry import algorithm_names, optimises_reward
@@ -34,7 +35,7 @@ def _unread(key: str, pairs: Sequence[tuple[str, str]], algo: str | None) -> boo
     return key.startswith("critic.") and dense is not None and dense in ("null", "None", "none", "")
 
 
-class SweepError(ValueError):
+class SweepError(GrueUserError, ValueError):
     """A sweep argument that cannot be expanded (the CLI prints it and exits with code 2)."""
 
 

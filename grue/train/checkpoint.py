@@ -9,12 +9,13 @@ from typing import Any, Callable, Optional
 
 import torch
 
+from grue.errors import GrueUserError
 from grue.runtime.process import rng_state, set_rng_state
 
 KEEP = 2
 
 
-class CheckpointWriteError(OSError):
+class CheckpointWriteError(GrueUserError, OSError):
     """A checkpoint could not be written (a full disk, mostly); the half-written one is removed."""
 SHARDS = "shards"  # a sharded run's weights and optimizer state, one set of files per process
 

@@ -28,6 +28,7 @@ import zlib
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO, Callable, Mapping, Optional
 
+from grue.errors import GrueUserError
 from grue.storage.atomic import umask_mode
 
 MAX_BYTES = 64 * 2 ** 30  # what a bundle may hold uncompressed (a few models' weights at most)
@@ -145,7 +146,7 @@ def member_problems(members: list[tarfile.TarInfo], max_bytes: int = MAX_BYTES,
     return problems
 
 
-class Refused(Exception):
+class Refused(GrueUserError):
     """A limit crossed while the archive is read; the message is the one-line problem."""
 
 

@@ -29,7 +29,7 @@ from grue.board.numbers.collect import Run, Skipped, collect
 from grue.board.submit.archive import write_archive
 from grue.board.submit.manifest import (CARD, ENVIRONMENT, FORMAT, FORMAT_VERSION, MANIFEST, RUN_NAME, RUNS,
                                         file_entry)
-from grue.commands.errors import UsageError
+from grue.errors import UsageError
 from grue.results.model_card import render_model_card, setting_of
 
 SUFFIX = ".grue.tar.gz"

@@ -19,6 +19,7 @@ from typing import Any, Optional, Sequence
 
 import torch
 
+from grue.errors import GrueUserError
 from grue.data.sample import Sample
 from grue.rewards.critic.backend import CriticBackend
 from grue.rewards.critic.cache import JudgementCache, judgement_key
@@ -31,7 +32,7 @@ MAX_FAILED_SHARE = 0.5  # a dense run whose critic answered less than half the t
 MIN_JUDGED_TO_STOP = 32  # one unlucky first batch is no verdict
 
 
-class CriticUnavailable(RuntimeError):
+class CriticUnavailable(GrueUserError, RuntimeError):
     """The critic failed to answer more than MAX_FAILED_SHARE of the judgements; the run stops."""
 
 

@@ -11,11 +11,13 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from grue.errors import GrueUserError
+
 BUILT_IN_DIR = Path(__file__).parent / "templates"
 PLACEHOLDERS = ("{prompt}", "{generation}", "{score}")
 
 
-class TemplateError(ValueError):
+class TemplateError(GrueUserError, ValueError):
     """A template that cannot be used; the message names the file and what is wrong."""
 
 

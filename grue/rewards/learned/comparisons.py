@@ -15,10 +15,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Optional, Sequence
 
+from grue.errors import GrueUserError
+
 SCHEMA_VERSION = 1
 
 
-class ComparisonsFormatError(ValueError):
+class ComparisonsFormatError(GrueUserError, ValueError):
     """A comparisons or queries file line that does not follow docs/learned_rewards.md."""
 
 

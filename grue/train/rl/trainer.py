@@ -23,6 +23,7 @@ import torch
 from accelerate.utils import DistributedType
 from transformers import PreTrainedModel
 
+from grue.errors import GrueUserError
 from grue.train.checkpoint import SHARDS, check_checkpoint_layout, load_trainable_state, trainable_state
 from grue.data.sample import Sample
 from grue.policy.lora import is_lora
@@ -35,7 +36,7 @@ from grue.runtime.distributed import average_gradients, global_sum, world_of
 from grue.runtime.sharding import Sharding
 
 
-class NonFiniteError(RuntimeError):
+class NonFiniteError(GrueUserError, RuntimeError):
     """A loss, reward, KL or gradient became NaN or infinite; the run stops and keeps its last good checkpoint."""
 
     def __init__(self, message: str, iteration: int = 0, quantity: str = "") -> None:
