@@ -118,7 +118,8 @@ def score(args: ArgList = PAIRS,
     """Score generations made elsewhere.
 
     grue score task=TASK predictions=FILE.jsonl [split=test|val|none] [metrics=a,b] [out=FILE.json]
-    [profile=paper|mini] [any config key=value]. One JSON object per line: id, generation, optional
+    [profile=paper|mini] [algo=ALGO seed=N: the board row the file stands in, default zero_shot, 0]
+    [any config key=value]. One JSON object per line: id, generation, optional
     references, prompt, meta. Default out= is the predictions file with .results.json. Lines whose ids are
     no split's but carry their references are scored as your own data (split=none): not a submission.
     """

@@ -156,6 +156,23 @@ def score(task: str, predictions: Path, split: str, metrics: Sequence[str], out:
     return doc
 
 
+def _row_labels(args: Sequence[str]) -> tuple[str, int, list[str]]:
+    """`algo=` and `seed=` label the board row the scored file stands in (issue 42: they were silently dropped,
+    every file scored as seed 0 Zero-Shot). The algorithm must be a registered one, so the board can name and
+    group the row; the generations were made elsewhere, so nothing of that algorithm is run or checked."""
+    from grue.commands.arguments import split_off
+    from grue.train.registry import algorithm_names
+
+    algo, rest = split_off(args, "algo")
+    seed, rest = split_off(rest, "seed")
+    if algo is not None and algo not in algorithm_names():
+        raise UsageError(f"algo={algo!r} is not a registered algorithm; it labels the row the generations stand in "
+                         f"for, one of: {', '.join(sorted(algorithm_names()))}")
+    if seed is not None and not (seed.isdigit()):
+        raise UsageError(f"seed={seed!r} is not a whole number >= 0; it labels the row's seed, e.g. seed=1")
+    return algo or "zero_shot", int(seed or 0), rest
+
+
 def score_command(args: Sequence[str], allow_partial: bool = False) -> None:
     """`grue score task=<task> predictions=<file.jsonl> [split=test] [metrics=a,b] [out=file] [profile=...]`."""
     from grue.commands.arguments import split_off
@@ -168,6 +185,7 @@ def score_command(args: Sequence[str], allow_partial: bool = False) -> None:
     split, rest = split_off(rest, "split")
     metrics, rest = split_off(rest, "metrics")
     out, rest = split_off(rest, "out")
+    algo, seed, rest = _row_labels(rest)
     split = split or "test"
     if not predictions or not Path(predictions).is_file():
         raise UsageError(f"grue score needs predictions=<an existing JSONL file>, got {predictions!r}")
@@ -187,7 +205,7 @@ def score_command(args: Sequence[str], allow_partial: bool = False) -> None:
     hidden = split == "test" and task.test_references_hidden
     doc = score(cfg.task, Path(predictions), split, list(cfg.eval.metrics), target, samples=samples,
                 options=metric_context(cfg, None, "cpu").options, profile=cfg.profile,
-                split_source="validation" if hidden else None, allow_partial=allow_partial)
+                split_source="validation" if hidden else None, allow_partial=allow_partial, algo=algo, seed=seed)
     for name, value in sorted(doc["metrics"][split].items()):
         print(f"{name:>16}  {value:.4f}")
     for name, why in doc["metrics_unavailable"].items():

@@ -108,10 +108,23 @@ def test_a_file_covering_the_whole_split_is_complete_with_its_coverage(tmp_path)
     assert validate_results(doc) == []
 
 
+def test_algo_and_seed_label_the_scored_row(tmp_path):
+    """They were silently dropped: every file was scored as seed 0 Zero-Shot (issue 42)."""
+    preds = tmp_path / "p.jsonl"
+    preds.write_bytes(FULL)
+    result = score(f"predictions={preds}", f"out={tmp_path / 'r.json'}", "algo=ppo", "seed=2")
+    assert result.exit_code == 0, result.output
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert (doc["algo"], doc["seed"]) == ("ppo", 2) and validate_results(doc) == []
+
+
 @pytest.mark.parametrize("args, expected", [
     (["split=train"], "split='train' is not one of val, test"),
     (["metrics="], "metrics= is empty"),
     (["metrics=bleu9"], "unknown metric 'bleu9'"),
+    (["algo=ppo2"], "algo='ppo2' is not a registered algorithm"),
+    (["seed=-1"], "seed='-1' is not a whole number"),
+    (["seed=one"], "seed='one' is not a whole number"),
 ])
 def test_bad_arguments_are_refused(tmp_path, args, expected):
     preds = tmp_path / "p.jsonl"
