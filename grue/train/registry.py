@@ -15,7 +15,7 @@ Adding an algorithm (see grue/train/algorithms.py for the paper's six):
    built-in one, or a plugin (`GRUE_PLUGINS`, grue/plugins.py) from outside the package. A setting a run
    cannot start without goes in its `preflight` check (DPO's comparisons file); decoding of its own at
    evaluation in its `evaluation` factory (best-of-n).
-Presets per task go in the task files' `algos` (or are inherited from the defaults).
+Presets per task go in the task files' `algos`, laid over the entry's own (`presets_from`, `preset`).
 """
 from __future__ import annotations
 
@@ -40,21 +40,23 @@ class Algorithm:
     label: str                         # how tables and plots name it ("Supervised+PPO")
     colour: str                        # its colour in plots ("#rrggbb")
     trains: str                        # nothing (evaluate the initial model) | supervised | rl | preferences
-    reads: tuple[str, ...] = ()        # config groups it reads beyond COMMON_GROUPS: its hash covers exactly these
+    reads: tuple[str, ...] = ()        # config groups it reads beyond COMMON_GROUPS (its own `config_groups` too)
     trainer: Optional[str] = None      # "module:Class", imported when a run trains
     warm_start: Optional[str] = None   # the algorithm whose run (same settings and seed) it starts from
     optimises_reward: Optional[bool] = None  # None: whether it trains with RL
-    # Config groups it adds to every run's config: group name -> "module:Dataclass". Other algorithms
-    # do not read them, so adding one never changes an existing run's hash.
+    # Config groups it adds to every run's config: group name -> "module:Dataclass". Its own runs' hash
+    # always covers them, listed in `reads` or not; other algorithms do not read them, so adding one never
+    # changes an existing run's hash.
     config_groups: Mapping[str, str] = field(default_factory=dict)
     paper: bool = False                # one of the paper's six (its published numbers exist)
-    # Presets: a task that declares none for this algorithm gives it the ones it declares for
-    # `presets_from` (e.g. PPO's: the same budget in generated tokens), with `preset` merged on top
-    # (the algorithm's own settings on every task).
+    # Presets, merged in this order on each task (a later layer wins per key): the task's preset for
+    # `presets_from` (e.g. PPO's: the same budget in generated tokens), `preset` (the algorithm's own
+    # settings on every task), then the task's own entry for it, if it names it (grue/config/load.py).
     presets_from: Optional[str] = None
     preset: Mapping[str, Any] = field(default_factory=dict)
-    # Its own settings on every task of one profile (profile -> settings), merged after `preset`: what a
-    # CPU-sized mini run of it needs that its paper's defaults are not (DPO's warm-up on a few hundred steps).
+    # Its own settings on every task of one profile (profile -> settings), merged after `preset` and before
+    # the task's entry: what a CPU-sized mini run of it needs that its paper's defaults are not (DPO's
+    # warm-up on a few hundred steps).
     profile_presets: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     critic_free: bool = False          # an RL method without a value model (the board's "is the critic worth its cost?")
     # "module:function": (run config) -> problems a run of it cannot start with (a setting it needs left
@@ -75,15 +77,21 @@ class Algorithm:
 
     @property
     def hashed_groups(self) -> tuple[str, ...]:
-        """The top-level config keys its config hash covers (a whitelist: nothing else can change it)."""
-        return COMMON_GROUPS + tuple(g for g in self.reads if g not in COMMON_GROUPS)
+        """The top-level config keys its config hash covers (a whitelist: nothing else can change it): the
+        common groups, what it reads, and its own config groups, which it reads by having them (a plugin
+        that left its group out of `reads` would otherwise share one run directory across its settings)."""
+        own = tuple(self.reads) + tuple(self.config_groups)
+        return COMMON_GROUPS + tuple(dict.fromkeys(g for g in own if g not in COMMON_GROUPS))
 
     def task_preset(self, declared: Mapping[str, Mapping[str, Any]], profile: Optional[str] = None) -> list[Mapping[str, Any]]:
-        """The preset layers of this algorithm on a task whose `profile` declares `declared` (algo -> preset)."""
-        if self.name in declared or not (self.presets_from or self.preset or self.profile_presets):
-            return [declared.get(self.name, {})]
-        layers = [declared.get(self.presets_from, {}) if self.presets_from else {}, self.preset]
-        return layers + ([self.profile_presets[profile]] if profile in self.profile_presets else [])
+        """The preset layers of this algorithm on a task whose `profile` declares `declared` (algo -> preset),
+        in merge order. A task naming the algorithm adds to its registry presets, never replaces them: a
+        plugin set "on PPO's budget" by a task file keeps PPO's learning rate, minibatches and KL from
+        `presets_from`. (No built-in task names an algorithm that has presets of its own, so merging
+        instead of replacing changes no built-in preset.)"""
+        borrowed = declared.get(self.presets_from, {}) if self.presets_from else {}
+        own_profile = self.profile_presets.get(profile, {}) if profile is not None else {}
+        return [layer for layer in (borrowed, self.preset, own_profile, declared.get(self.name, {})) if layer]
 
     def preflight_problems(self, cfg: Any) -> list[str]:
         """What keeps a run of it from starting (its `preflight` check), in preflight's words."""

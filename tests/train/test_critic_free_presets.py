@@ -99,10 +99,12 @@ def test_imdb_mini_grpo_fits_one_round_of_whole_groups():
     assert episodes == 32 and episodes % c.grpo.group_size == 0
 
 
-def test_a_task_that_declares_its_own_preset_for_a_method_keeps_it():
+def test_a_task_that_declares_its_own_preset_for_a_method_adds_it_over_the_registry_s():
+    """The task's entry is the last layer (it wins per key), laid over PPO's preset and the method's own."""
     from grue.train.registry import get_algorithm
 
     declared = {"ppo": {"ppo": {"epochs": 2}}, "grpo": {"ppo": {"epochs": 7}}}
-    assert get_algorithm("grpo").task_preset(declared) == [{"ppo": {"epochs": 7}}]
+    assert get_algorithm("grpo").task_preset(declared) == [{"ppo": {"epochs": 2}}, {"grpo": {"group_size": 4}},
+                                                           {"ppo": {"epochs": 7}}]
     assert get_algorithm("rloo").task_preset(declared) == [{"ppo": {"epochs": 2}}, {"rloo": {"k": 4}}]
-    assert get_algorithm("ppo").task_preset({}) == [{}]
+    assert get_algorithm("ppo").task_preset({}) == []
