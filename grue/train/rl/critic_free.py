@@ -3,8 +3,9 @@ PPO-clip loss whose per-token average is the method's own.
 
 A method subclasses `CriticFreeTrainer` and says three things: how many samples it draws per prompt
 (`group_size`), how rewards become per-token advantages (`token_advantages`), and how its loss
-averages over tokens and sequences (`aggregation`). Optionally a global normalisation of the advantages
-(`whiten`, REINFORCE++'s). The KL regulariser is not a method's own: every method reads the `kl` group
+averages over tokens and sequences (`aggregation`). The update trains on the advantages as returned, unless
+the method asks for a global normalisation (`advantage_normalisation = "rollout"`, REINFORCE++'s; the
+contract is RLTrainer's). The KL regulariser is not a method's own: every method reads the `kl` group
 (where the term sits, its estimator, its controller), so methods compare under the same regulariser
 unless a run sets it otherwise. Everything else, the rollout, minibatches, checkpoints and processes, is
 RLTrainer's.
@@ -31,12 +32,12 @@ from grue.train.rl.kl_temperature import kl_temperature
 from grue.train.rl.policy_gradient import episode_weights, weighted_clipped_loss
 from grue.train.rl.ppo_loss import PPOLosses
 from grue.train.rl.rollout import Episodes, Experience
-from grue.train.rl.trainer import RLTrainer, _check_finite, whiten_over_processes
+from grue.train.rl.trainer import RLTrainer, _check_finite
 
 
 class CriticFreeTrainer(RLTrainer):
     uses_critic = False
-    whiten = False  # normalise the advantages over the iteration's whole batch (all processes) before the update
+    advantage_normalisation = None  # the method's advantages as returned; the ppo group's normalisation is PPO's
     _kl_loss_total, _kl_loss_steps = 0.0, 0  # the KL term's sum over one update's minibatches, for the log
 
     # -- what a method says -------------------------------------------------------------------------
@@ -117,11 +118,6 @@ class CriticFreeTrainer(RLTrainer):
                           ref_logp=episodes.ref_logp)
 
     # -- seam 3 --------------------------------------------------------------------------------------
-    def _normalised_advantages(self, exp: Experience) -> torch.Tensor:
-        """The method's advantages as they are, or whitened over the whole batch (`whiten`); the ppo
-        group's `normalise_advantages` is PPO's and is not read here."""
-        return whiten_over_processes(exp.advantages, exp.rollout.valid, self.world) if self.whiten else exp.advantages
-
     def update(self, exp: Experience) -> dict[str, float]:
         """Weights each token for the method's aggregation, then RLTrainer's epochs of minibatches.
 

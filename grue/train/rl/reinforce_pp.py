@@ -29,7 +29,7 @@ def returns_to_go(rewards: torch.Tensor, valid: torch.Tensor, gamma: float) -> t
 
 
 class ReinforcePPTrainer(CriticFreeTrainer):
-    whiten = True
+    advantage_normalisation = "rollout"  # the paper's: over the iteration's whole batch (every process)
     config_group = "reinforce_pp"  # the config group it reads (the -baseline variant has its own)
 
     def settings(self) -> Any:

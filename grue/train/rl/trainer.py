@@ -10,9 +10,13 @@ an algorithm names its trainer):
 Hooks for what an algorithm adds around them: `extra_models` (frozen models it checkpoints and
 shards, e.g. NLPO's masking model), `rollout_processors`, `evaluation_processors`, `algorithm_stats`,
 `after_iteration` (grue/train/rl/nlpo.py uses all five).
+Two declarations complete the contract with an algorithm: `advantage_normalisation` (the update trains
+on what the advantage seam returns unless the class defining that seam asks for a normalisation) and
+`iteration_state` (the attributes it keeps across iterations, which checkpoints carry).
 """
 from __future__ import annotations
 
+import copy
 import math
 import time
 from contextlib import nullcontext
@@ -79,10 +83,35 @@ def whiten_over_processes(advantages: torch.Tensor, valid: torch.Tensor, world: 
     return (advantages - mean) / (std + 1e-8) * valid
 
 
+# The seams whose output is an algorithm's advantages (`token_advantages`: CriticFreeTrainer's).
+ADVANTAGE_SEAMS = ("advantages", "token_advantages")
+# What `advantage_normalisation` may ask for: PPO's `ppo.normalise_advantages` (over the rollout, per
+# minibatch or none, as the run's config says); whitened over the iteration's whole rollout, every process
+# (REINFORCE++'s global batch), whatever the ppo group says; or nothing: the advantages as returned.
+ADVANTAGE_NORMALISATIONS = ("ppo", "rollout", None)
+
+
 class RLTrainer:
     """PPO (paper section 3): a critic, GAE advantages over KL-penalised rewards, PPO-clip updates."""
 
     uses_critic = True  # False: `value` is None and the algorithm's `advantages` needs no critic
+    # The advantage contract: the update trains on what the advantage seam returns, unless the class that
+    # defines the seam asks for a normalisation here (one of ADVANTAGE_NORMALISATIONS). A subclass that
+    # overrides `advantages` or `token_advantages` without setting this gets what it returns (None), so a
+    # plugin's baseline is never whitened away behind its back; PPO asks for the ppo group's normalisation.
+    advantage_normalisation: Optional[str] = "ppo"
+    # Iteration state: names of the attributes an algorithm keeps from one iteration to the next (a moving
+    # average, a count). Checkpoints carry them (`state_dict`), so a resumed run goes on as if never stopped.
+    iteration_state: tuple[str, ...] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        own = vars(cls)
+        if any(seam in own for seam in ADVANTAGE_SEAMS) and "advantage_normalisation" not in own:
+            cls.advantage_normalisation = None
+        if cls.advantage_normalisation not in ADVANTAGE_NORMALISATIONS:
+            raise TypeError(f"{cls.__name__}.advantage_normalisation must be one of "
+                            f"{', '.join(map(repr, ADVANTAGE_NORMALISATIONS))}, not {cls.advantage_normalisation!r}")
 
     def __init__(self, cfg: Any, policy: Any, ref_model: Any, value: Any, reward_fn: Any,
                  train: Sequence[Sample], accelerator: Any, sharding: Optional[Sharding] = None) -> None:
@@ -252,6 +281,19 @@ class RLTrainer:
             return exp.advantages
         return whiten_over_processes(exp.advantages, exp.rollout.valid, self.world)
 
+    def trained_advantages(self, exp: Experience) -> torch.Tensor:
+        """What the update trains on: the advantage seam's output, normalised only as the class that defines
+        that seam asks (`advantage_normalisation`)."""
+        if self.advantage_normalisation == "ppo":
+            return self._normalised_advantages(exp)
+        if self.advantage_normalisation == "rollout":
+            return whiten_over_processes(exp.advantages, exp.rollout.valid, self.world)
+        return exp.advantages
+
+    def _minibatch_normalised(self) -> bool:
+        """Whether the loss whitens each minibatch's advantages (`ppo.normalise_advantages=minibatch`, PPO's)."""
+        return self.advantage_normalisation == "ppo" and self.cfg.ppo.normalise_advantages == "minibatch"
+
     def _backward(self, loss: torch.Tensor, share: Optional[float]) -> None:
         self.accelerator.backward(loss * share if share is not None else loss)
 
@@ -277,7 +319,7 @@ class RLTrainer:
         new_logp, token_entropy, states = self.policy.action_stats(self.policy.model, mb.rollout, hidden=shared,
                                                                    entropy_grad=cfg.ent_coef != 0)
         policy = policy_terms(new_logp, mb.rollout.logp, mb.advantages, token_entropy, selected, cfg.clip_range,
-                              cfg.ent_coef, normalise_advantages=cfg.normalise_advantages == "minibatch")
+                              cfg.ent_coef, normalise_advantages=self._minibatch_normalised())
         if self.value is None:  # critic-free: the policy's terms are the whole loss
             _check_finite(self.iteration + 1, PPO_loss=policy.loss.item())
             self._backward(policy.loss, share)
@@ -314,7 +356,7 @@ class RLTrainer:
         `ppo.batch_size` transitions (grue.train.rl.minibatch). The number of optimizer steps and the global
         minibatches depend on the rollout only, not on how many processes share it."""
         cfg = self.cfg.ppo
-        exp.advantages = self._normalised_advantages(exp)
+        exp.advantages = self.trained_advantages(exp)
         total = int(global_sum([exp.rollout.valid.sum().item()], self.world)[0])
         parts = self.minibatch_parts(total)
         cut = MINIBATCHES[cfg.minibatch]
@@ -393,7 +435,19 @@ class RLTrainer:
             weights["scaler"] = self._scaler().state_dict()
         return {**weights, "kl_ctl": self.kl_ctl.state_dict(),
                 "iteration": self.iteration, "tokens_spent": self.tokens_spent, "order": list(self._order),
-                "data_gen": self.data_gen.get_state(), "update_gen": self.update_gen.get_state()}
+                "data_gen": self.data_gen.get_state(), "update_gen": self.update_gen.get_state(),
+                "iteration_state": self._iteration_state()}
+
+    def _iteration_state(self) -> dict[str, Any]:
+        """The declared `iteration_state` attributes, copied: the checkpoint must not change as training goes on."""
+        return {name: copy.deepcopy(getattr(self, name)) for name in self.iteration_state}
+
+    def _load_iteration_state(self, saved: dict[str, Any]) -> None:
+        """Restore the declared attributes. One a checkpoint lacks (saved before the algorithm declared it)
+        keeps the value __init__ gave it, which is all such a checkpoint's run ever resumed with."""
+        for name in self.iteration_state:
+            if name in saved:
+                setattr(self, name, copy.deepcopy(saved[name]))
 
     def write_shards(self, directory: Path) -> None:
         """Every process: its shards of the models and of the optimizer state."""
@@ -419,3 +473,4 @@ class RLTrainer:
         self._order = list(state["order"])
         self.data_gen.set_state(state["data_gen"])
         self.update_gen.set_state(state["update_gen"])
+        self._load_iteration_state(state.get("iteration_state", {}))
