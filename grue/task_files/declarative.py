@@ -149,6 +149,7 @@ def _check_own_layers(own_base: Mapping[str, Any], doc: Mapping[str, Any], where
     run happens to merge: a typo in the paper profile is found on the mini profile too."""
     from grue.config.load import check_layer
     from grue.results.schema import PROFILES
+    from grue.train.registry import find_algorithm
 
     check_layer(own_base, f"{where} (data, rewards)")
     check_layer(doc.get("settings") or {}, f"{where} (settings)")
@@ -164,7 +165,10 @@ def _check_own_layers(own_base: Mapping[str, Any], doc: Mapping[str, Any], where
         for algo, layer in by_algo.items():
             if not isinstance(layer, dict):
                 raise ExtensionError(f"{where}: algos.{profile}.{algo} is {type(layer).__name__}; expected a mapping")
-            check_layer(layer, f"{where} (algos.{profile}.{algo})")
+            # A plugin's algorithm whose plugin this process has not loaded: its settings may set its own
+            # group, unknown here; a run of it loads the plugin and checks them as it merges them.
+            if find_algorithm(algo) is not None:
+                check_layer(layer, f"{where} (algos.{profile}.{algo})")
 
 
 def _data_digest(loader: FileTaskData) -> str:

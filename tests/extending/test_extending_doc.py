@@ -52,14 +52,14 @@ def restore_algorithms():
     yield
     algo_registry._REGISTRY.clear()
     algo_registry._REGISTRY.update(saved)
-    plugins._loaded.discard("mean_baseline")
-    sys.modules.pop("mean_baseline", None)
+    plugins._loaded.discard("average_baseline")
+    sys.modules.pop("average_baseline", None)
 
 
 def test_the_page_shows_every_extension_point():
     written = {path for _, path, _ in blocks() if path}
     assert {"my_tasks/tone.yaml", "my_tasks/count.py", "my_tasks/tone_reward.py", "my_tasks/tone_metric.py",
-            "my_lab/mean_baseline.py"} <= written
+            "my_lab/average_baseline.py"} <= written
     assert {args[0] for _, args in commands()} >= {"config", "run", "tasks", "score", "leaderboard"}
 
 
@@ -82,7 +82,7 @@ def test_every_example_runs(tmp_path, monkeypatch, tiny_model_dirs, clean_extens
     runs = tmp_path / "runs"
     made = {p.parent.name.rsplit("-", 1)[0] for p in runs.glob("*/results.json")}
     assert {"tone-mini-zero_shot-seed0", "tone-mini-ppo-seed0", "tone-mini-zero_shot-seed1",
-            "count-mini-zero_shot-seed0", "tone-mini-mean_baseline-seed0"} <= made
+            "count-mini-zero_shot-seed0", "tone-mini-average_baseline-seed0"} <= made
     ppo = json.loads(next(runs.glob("tone-mini-ppo-seed0-*/results.json")).read_text())
     assert ppo["reward"] == "python:tone_reward.py:politeness"
     assert ppo["higher_is_better"]["python:tone_metric.py:says_polite_word"] is True
