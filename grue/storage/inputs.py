@@ -34,6 +34,7 @@ class Problems:
 
     path: Path
     found: list[tuple[int, str]] = field(default_factory=list)
+    unit: str = "line"  # "row" for a parquet file, which has records but no lines an editor shows
 
     def add(self, line: int, message: str) -> None:
         self.found.append((line, message))
@@ -42,7 +43,7 @@ class Problems:
         return bool(self.found)
 
     def message(self, what: str = "") -> str:
-        shown = "; ".join(f"line {line}: {text}" for line, text in self.found[:MAX_SHOWN])
+        shown = "; ".join(f"{self.unit} {line}: {text}" for line, text in self.found[:MAX_SHOWN])
         count = len(self.found)
         more = f" (first {MAX_SHOWN} shown)" if count > MAX_SHOWN else ""
         noun = "problem" if count == 1 else "problems"
@@ -174,13 +175,13 @@ class CsvRecord:
 
 
 def csv_records(path: Path | str, what: str = "CSV file", required: tuple[str, ...] = (),
-                consequence: str = "") -> tuple[list[str], list[CsvRecord]]:
-    """(header, records) of a UTF-8 CSV file. Refused: an empty file, a header without records, a
-    missing required column, and any record with more or fewer fields than the header (all listed,
-    with `consequence`, e.g. "nothing imported")."""
+                consequence: str = "", delimiter: str = ",") -> tuple[list[str], list[CsvRecord]]:
+    """(header, records) of a UTF-8 CSV (or, with `delimiter="\t"`, TSV) file. Refused: an empty file, a
+    header without records, a missing required column, and any record with more or fewer fields than the
+    header (all listed, with `consequence`, e.g. "nothing imported")."""
     path = Path(path)
     text = read_text(path, what)
-    reader = csv.reader(io.StringIO(text, newline=""))
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     try:
         header = next(reader, None)
         if not header or not any(h.strip() for h in header):

@@ -128,7 +128,8 @@ def _data(doc: Mapping[str, Any], where: str) -> tuple[dict[str, str], dict[str,
 
 def _check_data_fields(loader: FileTaskData, where: str) -> None:
     """Local files exist and have the fields the file names: read before any run starts (headers only)."""
-    from grue.data.local_files import DataFileError, record_fields
+    from grue.data.local_files import record_fields
+    from grue.storage.inputs import InputError
 
     for split in loader.splits:
         path = loader.path(split)
@@ -136,7 +137,7 @@ def _check_data_fields(loader: FileTaskData, where: str) -> None:
             raise ExtensionError(f"{where}: data.splits.{split}: no file {path}")
         try:
             present = record_fields(path)
-        except (DataFileError, OSError, UnicodeDecodeError) as err:
+        except (InputError, OSError) as err:  # the data layer names the file, its encoding or line
             raise ExtensionError(f"{where}: data.splits.{split}: {err}") from None
         missing = [f for f in loader.record.fields() if f not in present]
         if missing:

@@ -49,6 +49,17 @@ def _parse(path: Path, text: str) -> object:
         raise ExtensionError(f"{where}: not valid YAML ({getattr(err, 'problem', None) or err})") from None
 
 
+def _task_text(path: Path) -> str:
+    """A YAML/TOML task file's text, read by the layer that reads the data files (grue.storage.inputs):
+    a byte-order mark dropped, UTF-16 or Latin-1 named as such rather than "not UTF-8"."""
+    from grue.storage.inputs import InputError, read_text
+
+    try:
+        return read_text(path, "task file")
+    except InputError as err:
+        raise ExtensionError(str(err)) from None
+
+
 def read_task_file(value: str | Path) -> TaskSpec:
     """The task a file declares (YAML, TOML or Python), read again only when its content changed."""
     path = Path(value).expanduser()
@@ -75,10 +86,7 @@ def read_task_file(value: str | Path) -> TaskSpec:
     else:
         from grue.task_files.declarative import task_from_mapping
 
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            raise ExtensionError(f"{path}: not UTF-8 text") from None
+        text = _task_text(path)
         spec = task_from_mapping(_parse(path, text), path, sha256)
     _READ[(path, sha256)] = _BY_STAT[stamp] = spec
     return spec

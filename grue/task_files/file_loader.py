@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from grue.data.checked_splits import duplicate_id_problems, problems_text
 from grue.data.hub import dataset_root, finish_splits, held_out, read_rows
-from grue.data.local_files import DataFileError, read_records
+from grue.data.local_files import Located, read_records
 from grue.data.sample import Sample
 from grue.extend.errors import ExtensionError
+from grue.storage.inputs import InputError, Problems
 from grue.task_files.records import RecordFormat
 
 SPLITS = ("train", "val", "test")
@@ -37,15 +37,37 @@ class FileTaskData:
         path = Path(self.splits[split]).expanduser()
         return path if path.is_absolute() else self.folder / path
 
-    def _records(self, cfg: Any, split: str) -> tuple[list[dict], str]:
-        if self.hub:
+    def _records(self, cfg: Any, split: str) -> tuple[list[Located], str]:
+        if self.hub:  # the hub's rows have no lines of a file the user edits: they are counted as records
             rows = read_rows(dataset_root(cfg), self.splits[split], cfg.data.config, self.record.fields())
-            return rows, f"{cfg.data.source} split {self.splits[split]!r}"
+            return [Located(i, row, "record") for i, row in enumerate(rows, start=1)], \
+                f"{cfg.data.source} split {self.splits[split]!r}"
         path = self.path(split)
         try:
             return read_records(path), str(path)
-        except (DataFileError, OSError) as err:
+        except (InputError, OSError) as err:
             raise ExtensionError(f"task {self.task} ({self.origin}): {err}") from None
+
+    def _samples(self, split: str, records: list[Located], where: str) -> list[Sample]:
+        """The split's Samples; every bad record and every repeated id is named by its line (or row) and
+        counted, and any makes the split an ExtensionError."""
+        problems = Problems(where, unit=records[0].unit if records else "line")
+        samples, first_seen = [], {}
+        for position, record in enumerate(records):
+            try:
+                sample = self.record.sample(record.values, f"{split}-{position}")
+            except ExtensionError as err:
+                problems.add(record.number, str(err))
+                continue
+            if sample.id in first_seen:  # predictions are kept by id: one would silently replace the other
+                problems.add(record.number, f"id {sample.id!r} is also the id on {problems.unit} "
+                                            f"{first_seen[sample.id]}; ids are unique within a split")
+            first_seen.setdefault(sample.id, record.number)
+            samples.append(sample)
+        problems.found.sort(key=lambda found: found[0])
+        if problems:
+            raise ExtensionError(f"task {self.task}: {problems.message()}")
+        return samples
 
     def __call__(self, cfg: Any) -> dict[str, list[Sample]]:
         if not self.hub and cfg.data.source:
@@ -56,15 +78,7 @@ class FileTaskData:
             if split not in self.splits:
                 continue
             records, where = self._records(cfg, split)
-            out[split], problems = [], []
-            for i, record in enumerate(records):  # every record's problem, counted, not only the first
-                try:
-                    out[split].append(self.record.sample(record, f"{split}-{i}", f"record {i + 1}"))
-                except ExtensionError as err:
-                    problems.append(str(err))
-            problems += duplicate_id_problems(split, out[split])
-            if problems:
-                raise ExtensionError(f"task {self.task}: {where}: {problems_text(problems)}")
+            out[split] = self._samples(split, records, where)
             if not out[split]:
                 raise ExtensionError(f"task {self.task}: the {split} split ({where}) holds no records")
         if "val" not in out:

@@ -41,7 +41,7 @@ def test_the_untouched_folder_loads(user_task):
 
 def test_duplicate_ids_are_refused(user_task):
     rewrite_split(user_task, "test", lambda rows: rows[3].update(id=rows[1]["id"]))
-    refused(user_task, "test.jsonl", "test samples 2 and 4 share the id 'test0-1'")
+    refused(user_task, "test.jsonl", "line 4: id 'test0-1' is also the id on line 2")
 
 
 def test_every_bad_record_is_counted(user_task):
@@ -50,8 +50,8 @@ def test_every_bad_record_is_counted(user_task):
         rows[2]["gist"] = {"text": "nested"}    # an object where a reference belongs
     rewrite_split(user_task, "val", edit)
     message = refused(user_task, "val.jsonl", "2 problems")
-    assert "record 1: field(s) 'text' of the prompt template are empty (null)" in message
-    assert "record 3: field(s) gist, topic hold a dict where a reference text" in message
+    assert "line 1: field(s) 'text' of the prompt template are empty (null)" in message
+    assert "line 3: field(s) gist, topic hold a dict where a reference text" in message
 
 
 def test_a_csv_row_shorter_or_longer_than_its_header_is_refused_with_its_line(user_task):
@@ -59,7 +59,7 @@ def test_a_csv_row_shorter_or_longer_than_its_header_is_refused_with_its_line(us
     user_task.write_text(user_task.read_text().replace("test: data/test.jsonl", "test: data/test.csv"))
     for body, cells in (("t1,hello,hi\n", 3), ("t1,hello,hi,film,extra\n", 5)):
         csv.write_text("id,text,gist,topic\n" + "t0,a film,a film,film\n" + body)
-        refused(user_task, f"test.csv:3: {cells} cells where the header names 4")
+        refused(user_task, f"test.csv: 1 problem: line 3: {cells} fields where the header has 4")
 
 
 def test_a_garbage_parquet_file_is_refused(user_task):
