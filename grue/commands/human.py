@@ -221,13 +221,13 @@ def board_command(args: Pairs = typer.Argument(None, help=(
         "[out=leaderboard/export/site]"))) -> None:
     """The leaderboard's human section: Figure 2 (c)-(d), human scores beside the paper's, Table 2 human rows."""
     from grue.human.board_panel import human_section, write_section
-    from grue.storage.writable import check_writable_dir
+    from grue.storage.outputs import check_output_dir
 
     options = _options(args, {"studies", "out", "qualify"})
     studies = [Path(d) for d in required(options, "studies", "DIR[,DIR]").split(",") if d]
     qualify = choice(options, "qualify", ("yes", "no"), "yes") == "yes"
     out = Path(options.get("out") or "leaderboard/export/site")
-    check_writable_dir(out, "out")
+    check_output_dir(out, studies, ("human.md", "human.html", "index.html"))  # never a study, nor others' folder
     section = human_section(studies, qualify)  # a StudyError is one line (GrueGroup)
     for path in write_section(section, out):
         typer.echo(f"wrote {path}")

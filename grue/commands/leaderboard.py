@@ -79,7 +79,10 @@ def export(args: Optional[list[str]] = typer.Argument(None, help=EXPORT_HELP)) -
 
     for study in board_options.studies:  # a broken study folder is refused before any format is written
         load_study(study)
-    check_writable_dir(Path(options.get("out", DEFAULT_OUT)), "out")
+    from grue.storage.outputs import check_output_dir  # never over the runs or studies read, nor a folder of others'
+
+    check_output_dir(Path(options.get("out", DEFAULT_OUT)), [*runs, *map(Path, board_options.studies)],
+                     ("leaderboard.*", "site"))
     board, written = export_board(runs, Path(options.get("out", DEFAULT_OUT)), formats, board_options)
     verified = sum(run.verified for run in board.found.runs)  # added by `grue leaderboard add`
     typer.echo(f"{len(board.found.runs)} run(s) counted" + (f" ({verified} verified)" if verified else "")
@@ -118,12 +121,12 @@ def bundle(args: Optional[list[str]] = typer.Argument(None, help=BUNDLE_HELP)) -
         raise typer.BadParameter(f"{', '.join(missing)}: no such run directory or folder")
     weights = _choice(options, "weights", ("yes", "no"), "no") == "yes"
     out = Path(options.get("out", "bundles"))
-    if out.name.endswith((".tar.gz", ".tgz")):
-        from grue.storage.writable import check_writable_file
+    from grue.storage.outputs import check_output_dir, check_output_file  # never over a run bundled
 
-        check_writable_file(out, "out")
+    if out.name.endswith((".tar.gz", ".tgz")):
+        check_output_file(out, [Path(p) for p in paths])
     else:
-        check_writable_dir(out, "out")
+        check_output_dir(out, [Path(p) for p in paths], ("*.tar.gz", "*.tgz"))
     written, skipped = bundle_runs([Path(p) for p in paths], out, weights, options.get("published") or None)
     for item in skipped:
         typer.echo(f"  left out {item.path}: {'; '.join(item.reasons)}")

@@ -50,18 +50,26 @@ def check_output_file(out: Path, inputs: Iterable[Path], setting: str = "out") -
     check_writable_file(Path(out), setting)
 
 
-def check_output_dir(out: Path, inputs: Iterable[Path], marker: str, setting: str = "out") -> None:
+def _written_by_grue(out: Path, markers: tuple[str, ...]) -> bool:
+    """`out` holds one of `markers`: a file name, or a glob pattern for outputs named per run (`*.tar.gz`)."""
+    return any(next(out.glob(marker), None) is not None for marker in markers)
+
+
+def check_output_dir(out: Path, inputs: Iterable[Path], marker: str | tuple[str, ...], setting: str = "out") -> None:
     """`out` may be (re)written as a directory of grue's: not an input nor holding one, writable, and
-    either absent, empty, or a directory grue wrote before (it holds `marker`)."""
+    either absent, empty, or a directory grue wrote before (it holds `marker`, or one of several: a
+    file name or glob pattern each)."""
     out = Path(out)
+    markers = (marker,) if isinstance(marker, str) else tuple(marker)
     refuse_input_as_output(out, inputs, setting)
     if out.exists() and not out.is_dir():
-        raise NotWritable(f"{setting}={out} is a file, not a directory; choose another {setting}")
-    if out.is_dir() and any(out.iterdir()) and not (out / marker).is_file():
+        raise NotWritable(f"{setting}={out}: {out} is a file, not a directory; choose another {setting}")
+    if out.is_dir() and any(out.iterdir()) and not _written_by_grue(out, markers):
         names = sorted(p.name for p in out.iterdir())
         shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-        raise NotWritable(f"{setting}={out} is a directory grue did not write (it holds {shown}; no {marker}); "
-                         f"grue replaces only its own output: choose a new {setting} or empty that directory")
+        raise NotWritable(f"{setting}={out} is a directory grue did not write (it holds {shown}; no "
+                          f"{' or '.join(markers)}); grue writes only into its own output: choose a new {setting} "
+                          "or empty that directory")
     check_writable_dir(out, setting)
 
 
