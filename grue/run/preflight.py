@@ -25,13 +25,20 @@ _WAYS_OUT = ("Ways out: fetch hub assets with `grue fetch task=<task>` on a mach
 
 
 class PreflightError(AssetMissing):
-    """Every problem preflight found, one per line; `grue run` prints it and exits with code 2."""
+    """Every problem preflight found, one per line; `grue run` prints it and exits with code 2. `assets`:
+    whether any problem is a missing asset (only then are the ways to get one listed)."""
 
-    def __init__(self, problems: list[str]) -> None:  # noqa: D107 - AssetMissing's message is per asset
-        lines = "\n".join(f"  - {p}" for p in problems)
-        RuntimeError.__init__(self, f"preflight found {len(problems)} problem(s); nothing was started:\n{lines}\n"
-                                    f"{_WAYS_OUT}")
+    def __init__(self, problems: list[str], assets: bool = True) -> None:  # noqa: D107 - AssetMissing's is per asset
+        RuntimeError.__init__(self, _preflight_message(problems, assets))
         self.ref, self.problems = "", problems
+
+
+def _preflight_message(problems: list[str], assets: bool) -> str:
+    """One line for one settings problem (the CLI's one `error:` line); a list, and the ways out, otherwise."""
+    if len(problems) == 1 and not assets:
+        return f"{problems[0]} (nothing was started)"
+    lines = "\n".join(f"  - {p}" for p in problems)
+    return f"preflight found {len(problems)} problem(s); nothing was started:\n{lines}" + (f"\n{_WAYS_OUT}" if assets else "")
 
 
 @dataclass
@@ -122,26 +129,43 @@ def _check_metrics(cfg: Any, report: Report, device: str) -> None:
             report.warnings.append(f"metric {metric} unavailable: {why} (the run reports it as unavailable)")
 
 
-def preflight(cfg: Any, device: str | None = None, metrics: bool = True) -> Report:
-    """Check one config; `device` is where metric models are loaded (a sweep checks on the CPU)."""
-    from grue.runtime.process import device_of
+def settings_problems(cfg: Any) -> list[str]:
+    """What keeps a config from running that needs no model, dataset or metric to find: the task on this
+    profile, the algorithm's own settings (DPO's comparisons file), LoRA target names of a known family.
+    Asked before anything is resolved or built: the mini assets take minutes to build on a CPU."""
+    from grue.policy.lora import target_problems
+    from grue.train.registry import get_algorithm
     from tasks import get_task
 
-    report = Report()
     task = get_task(cfg.task)
-    if not task.runnable(cfg.profile):
-        report.errors.append(f"task {cfg.task}: {task.why_not_runnable(cfg.profile)}")
-    _check_assets(cfg, report)
-    from grue.train.registry import get_algorithm
+    problems = [] if task.runnable(cfg.profile) else [f"task {cfg.task}: {task.why_not_runnable(cfg.profile)}"]
+    problems += get_algorithm(cfg.algo).preflight_problems(cfg)  # a setting it needs, left unset
+    return problems + target_problems(cfg)
 
-    report.errors.extend(get_algorithm(cfg.algo).preflight_problems(cfg))  # a setting it needs, left unset
+
+def preflight(cfg: Any, device: str | None = None, metrics: bool = True) -> Report:
+    """Check one config; `device` is where metric models are loaded (a sweep checks on the CPU). A config
+    with a settings problem is reported without resolving its assets (nothing built for a run that cannot
+    start)."""
+    from grue.runtime.process import device_of
+
+    report = Report(errors=settings_problems(cfg))
+    if report.errors:
+        return report
+    _check_assets(cfg, report)
     if metrics:
         _check_metrics(cfg, report, device or device_of(cfg))
     return report
 
 
 def check_all(cfgs: Iterable[Any], device: str | None = None) -> list[str]:
-    """Preflight many configs (a sweep's cells); raise one PreflightError for all; return the warnings."""
+    """Preflight many configs (a sweep's cells); raise one PreflightError for all; return the warnings.
+    Every config's settings are checked before any config's assets, so no cell builds an asset while
+    another cell's setting would refuse the whole sweep."""
+    cfgs = list(cfgs)
+    refused = list(dict.fromkeys(p for cfg in cfgs for p in settings_problems(cfg)))
+    if refused:
+        raise PreflightError(refused, assets=False)
     errors: list[str] = []
     warnings: list[str] = []
     for cfg in cfgs:
