@@ -43,3 +43,38 @@ def test_an_unknown_argument_is_refused_before_any_work(command, tmp_path, monke
     errors = [line for line in result.output.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 or "Usage" in result.output, result.output  # grue's one line, or the parser's usage
     assert list(tmp_path.iterdir()) == []
+
+
+def _task_with_utf16_data(folder):
+    """A user's task file whose test data was saved as UTF-16 (Excel's "Unicode text"): found when the task
+    file is read, whatever command reads it."""
+    (folder / "data").mkdir(parents=True)
+    for split in ("train", "val", "test"):
+        text = '{"id": "%s-0", "text": "a film", "ref": "film"}\n' % split
+        (folder / "data" / f"{split}.jsonl").write_bytes(text.encode("utf-16" if split == "test" else "utf-8"))
+    task = folder / "utf16_task.yaml"
+    task.write_text("data:\n  splits: {train: data/train.jsonl, val: data/val.jsonl, test: data/test.jsonl}\n"
+                    "prompt: 'Text: {text}'\nreferences: ref\nid: id\nmetrics: {task: [msttr]}\n")
+    return task
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+def test_a_task_file_with_badly_encoded_data_is_refused_by_every_command(command, tmp_path, monkeypatch):
+    """The task-file surface (issue 45): a command that reads `task=` names the data file and its encoding;
+    one that takes no task= refuses the key. One line, exit 2, nothing written, the user's files unchanged."""
+    import tasks
+
+    task = _task_with_utf16_data(tmp_path / "mine")
+    before = {p: p.read_bytes() for p in (tmp_path / "mine").rglob("*") if p.is_file()}
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    monkeypatch.setattr(tasks, "_FILE_TASKS", dict(tasks._FILE_TASKS))  # what reading the file adds is undone
+    result = runner.invoke(app, [*command, f"task={task}"])
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output and "internal error" not in result.output, result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 or "Usage" in result.output, result.output
+    if errors and "test.jsonl" in errors[0]:
+        assert "UTF-16" in errors[0], errors[0]
+    assert list(work.iterdir()) == [] and {p: p.read_bytes() for p in before} == before
