@@ -22,7 +22,7 @@ from grue.rewards.critic.parse import parse_critique
 from grue.rewards.critic.template import load_template
 from grue.rewards.critic.token_spans import locate
 from grue.rewards.sentiment import SentimentClassifier
-from grue.storage.atomic import read_jsonl
+from grue.storage.run_layout import read_jsonl
 
 
 def without(text: str, span: str) -> str:

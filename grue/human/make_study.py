@@ -20,8 +20,9 @@ from grue.human.order import assign
 from grue.human.protocol import protocol_for
 from grue.human.study import LINKS_FILE, STUDY_FILE, Candidate, Item, Kind, Study, StudyError
 from grue.storage.atomic import atomic_write_text
+from grue.storage.run_layout import predictions_file, predictions_name
 
-PREDICTIONS = Path("predictions") / "test.jsonl"
+SPLIT = "test"  # raters judge the test split's generations
 GOLD_SYSTEM = "gold"
 GOLD_RATINGS = (1, 2, 4, 5)  # never the scale's middle, which an inattentive rater might pick anyway
 
@@ -65,9 +66,9 @@ def _predictions(run: Run) -> dict[str, dict]:
     generation (or of the wrong type) is refused with every such line, never half read."""
     from grue.storage.inputs import Field, InputError, read_records
 
-    path = run.path / PREDICTIONS
+    path = predictions_file(run.path, SPLIT)
     if not path.exists():
-        raise StudyError(f"{run.path} has no {PREDICTIONS}")
+        raise StudyError(f"{run.path} has no {predictions_name(SPLIT)}")
     try:
         rows = read_records(path, (Field("id", (str, int)), Field("prompt"), Field("generation")), "predictions file")
     except InputError as err:

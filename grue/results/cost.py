@@ -15,9 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from grue.storage.atomic import read_jsonl
-
-LOGS = Path("logs")
+from grue.storage.run_layout import eval_log, read_jsonl, train_log
 
 
 def _seconds(row: dict[str, Any]) -> float:
@@ -28,11 +26,10 @@ def _seconds(row: dict[str, Any]) -> float:
 
 def cost_fields(run_dir: Path) -> dict[str, Any]:
     """{"cost": {...}} for results.json, from `logs/train.jsonl` and the final lines of `logs/eval.jsonl`."""
-    train = read_jsonl(Path(run_dir) / LOGS / "train.jsonl") if (Path(run_dir) / LOGS / "train.jsonl").exists() else []
+    train = read_jsonl(train_log(run_dir))
     cost: dict[str, Any] = {"train_generated_tokens": int(sum(int(r.get("tokens", 0)) for r in train)),
                             "train_seconds": round(sum(_seconds(r) for r in train), 1)}
-    evals = Path(run_dir) / LOGS / "eval.jsonl"
-    sampled = {r["split"]: int(r["generated_tokens"]) for r in (read_jsonl(evals) if evals.exists() else [])
+    sampled = {r["split"]: int(r["generated_tokens"]) for r in read_jsonl(eval_log(run_dir))
                if r.get("final") and r.get("generated_tokens") is not None}
     if sampled:
         cost["eval_generated_tokens"] = sampled

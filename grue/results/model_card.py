@@ -23,8 +23,9 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import yaml
 
+from grue.storage.run_layout import RESULTS, config_file, model_dir, results_file
+
 CARD_FILE = "README.md"
-RESULTS_FILE = "results.json"
 # Packaged models (grue/assets/packaged.py) are copies of these hub models.
 PACKAGED_ON_HUB = {"smollm2-135m": "HuggingFaceTB/SmolLM2-135M-Instruct",
                    "minilm": "sentence-transformers/all-MiniLM-L6-v2"}
@@ -83,12 +84,12 @@ def _load(path: Path) -> dict[str, Any] | None:
 def seed_documents(run_dir: Path) -> list[tuple[Path, dict[str, Any]]]:
     """The run's own results and those of the other seeds of its setting beside it, by seed."""
     run_dir = Path(run_dir)
-    own = _load(run_dir / RESULTS_FILE)
+    own = _load(results_file(run_dir))
     if own is None:
         return []
     found = {own["seed"]: (run_dir, own)}
     key = setting_of(own)
-    for path in sorted(run_dir.parent.glob(f"*/{RESULTS_FILE}")):
+    for path in sorted(run_dir.parent.glob(f"*/{RESULTS}")):
         if path.parent == run_dir:
             continue
         doc = _load(path)
@@ -258,10 +259,10 @@ def card_for_run(run_dir: Path, where: str | None = None) -> str | None:
     if not seeds:
         return None
     own = Path(run_dir)
-    config = own / "config.yaml"
+    config = config_file(own)
     return render_model_card([d for _, d in seeds], seed=next(d["seed"] for p, d in seeds if p == own), name=own.name,
                              config_yaml=config.read_text(encoding="utf-8") if config.is_file() else None,
-                             where=where or str(own / "model"))
+                             where=where or str(model_dir(own)))
 
 
 def write_model_cards(run_dir: Path) -> list[Path]:
@@ -271,7 +272,7 @@ def write_model_cards(run_dir: Path) -> list[Path]:
 
     written = []
     for path, _ in seed_documents(Path(run_dir)):
-        model = path / "model"
+        model = model_dir(path)
         if model.is_dir():
             text = card_for_run(path)
             if text is not None:

@@ -14,7 +14,7 @@ from typing import Any, Optional, Sequence
 
 from grue.data.sample import Sample
 from grue.run.run_dir import RunDir
-from grue.storage.atomic import read_jsonl
+from grue.storage.run_layout import read_jsonl
 
 SPLITS = ("val", "test")
 

@@ -8,10 +8,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from grue.storage.atomic import atomic_write_json, atomic_write_text, read_jsonl
+from grue.storage import run_layout as layout
+from grue.storage.atomic import atomic_write_json, atomic_write_text
 from grue.storage.lock import RunLock
+from grue.storage.run_layout import read_jsonl
 from grue.results.schema import validate_results
-from grue.rewards.registry import CRITIC_CACHE
 
 
 @dataclass
@@ -23,15 +24,17 @@ class RunDir:
         name = f"{cfg.task}-{cfg.profile}-{cfg.algo}-seed{cfg.seed}-{config_hash[:8]}"
         return cls(Path(cfg.output_dir) / name)
 
-    checkpoints = property(lambda self: self.path / "checkpoints")
-    train_log = property(lambda self: self.path / "logs" / "train.jsonl")
-    eval_log = property(lambda self: self.path / "logs" / "eval.jsonl")
-    results = property(lambda self: self.path / "results.json")
-    model_dir = property(lambda self: self.path / "model")
-    critic_cache = property(lambda self: self.path / CRITIC_CACHE)  # judgements of reward.dense=critic
+    # The names are grue/storage/run_layout.py's, which the board and the human app read too.
+    checkpoints = property(lambda self: layout.checkpoints_dir(self.path))
+    train_log = property(lambda self: layout.train_log(self.path))
+    eval_log = property(lambda self: layout.eval_log(self.path))
+    results = property(lambda self: layout.results_file(self.path))
+    model_dir = property(lambda self: layout.model_dir(self.path))
+    critic_cache = property(lambda self: layout.critic_cache_dir(self.path))  # judgements of reward.dense=critic
+    status_file = property(lambda self: layout.status_file(self.path))
 
     def predictions(self, split: str) -> Path:
-        return self.path / "predictions" / f"{split}.jsonl"
+        return layout.predictions_file(self.path, split)
 
     def complete(self) -> bool:
         if not self.results.exists():
@@ -43,7 +46,7 @@ class RunDir:
 
     def lock(self) -> RunLock:
         """The per-run lock (grue.storage.lock); a run holds it from before it checks `complete` until it ends."""
-        return RunLock(self.path / ".lock")
+        return RunLock(layout.lock_file(self.path))
 
     def status(self) -> dict:
         """run.json: running, complete, failed (with its error) or interrupted; {} when never started.
@@ -53,7 +56,7 @@ class RunDir:
         reported as interrupted, which is what it is: the same command resumes it.
         """
         try:
-            status = json.loads((self.path / "run.json").read_text(encoding="utf-8"))
+            status = json.loads(self.status_file.read_text(encoding="utf-8"))
         except (ValueError, OSError):
             return {}
         if isinstance(status, dict) and status.get("status") == "running" and not self.lock().is_held():
@@ -70,15 +73,15 @@ class RunDir:
         """
         if self.path.exists():
             try:
-                atomic_write_json(self.path / "run.json", {"status": status, "error": error, "updated": time.time()})
+                atomic_write_json(self.status_file, {"status": status, "error": error, "updated": time.time()})
             except OSError:
                 pass
 
     def start(self, config_yaml: str, config_hash: str) -> None:
         self.path.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(self.path / "config.yaml", config_yaml)
-        atomic_write_text(self.path / "config_hash.txt", config_hash + "\n")
-        atomic_write_json(self.path / "run.json", {"status": "running", "updated": time.time()})
+        atomic_write_text(layout.config_file(self.path), config_yaml)
+        atomic_write_text(layout.config_hash_file(self.path), config_hash + "\n")
+        atomic_write_json(self.status_file, {"status": "running", "updated": time.time()})
 
     def truncate_logs(self, step: int, key: str = "iteration") -> None:
         """Rewind the logs to the state a run resumes from (`step` of `key`, 0 when it starts afresh): lines
@@ -118,5 +121,5 @@ class RunDir:
         if problems:
             raise RuntimeError(f"refusing to write an invalid results.json: {problems}")
         atomic_write_json(self.results, results)
-        atomic_write_json(self.path / "run.json", {"status": "complete", "updated": time.time()})
+        atomic_write_json(self.status_file, {"status": "complete", "updated": time.time()})
         shutil.rmtree(self.checkpoints, ignore_errors=True)  # the final model is in model/

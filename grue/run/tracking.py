@@ -24,8 +24,9 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import Any, Sequence
 
+from grue.storage.run_layout import read_jsonl, samples_log
+
 TENSORBOARD_DIR = "tensorboard"
-SAMPLES_LOG = "samples.jsonl"
 SAMPLE_SEED = 0  # which prompts the table shows: one fixed choice per split, whatever the run's seed
 COLUMNS = ("id", "prompt", "generation", "reward", "kl")
 
@@ -147,9 +148,9 @@ def markdown_table(rows: Sequence[dict[str, Any]]) -> str:
 def write_sample_log(path: Path, iteration: int, split: str, rows: Sequence[dict[str, Any]]) -> None:
     """logs/samples.jsonl with this evaluation's rows; rows of this or later iterations from an attempt cut
     short are dropped first, so a resumed run never lists an evaluation twice."""
-    from grue.storage.atomic import atomic_write_text, read_jsonl
+    from grue.storage.atomic import atomic_write_text
 
-    kept = [row for row in read_jsonl(path) if row.get("iteration", 0) < iteration] if path.exists() else []
+    kept = [row for row in read_jsonl(path) if row.get("iteration", 0) < iteration]
     new = [{"iteration": iteration, "split": split, **row} for row in rows]
     atomic_write_text(path, "".join(json.dumps(row) + "\n" for row in [*kept, *new]))
 
@@ -178,5 +179,5 @@ def track_evaluation(run: Any, iteration: int, split: str, metrics: dict[str, fl
         rows = sample_rows(run.cfg, policy, ref_model, reward_fn, fixed_sample(samples, k),
                            getattr(trained, "eval_processors", None))
     if run.main:
-        write_sample_log(run.dir.path / "logs" / SAMPLES_LOG, iteration, split, rows)
+        write_sample_log(samples_log(run.dir.path), iteration, split, rows)
         log_sample_table(run.accelerator, rows, iteration)

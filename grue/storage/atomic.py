@@ -55,19 +55,7 @@ def atomic_write_jsonl(path: Path, rows: Iterable[dict]) -> None:
 
 
 def append_jsonl(path: Path, row: dict) -> None:
-    """Logs grow line by line; a torn last line is skipped by readers (read_jsonl)."""
+    """Logs grow line by line; a torn last line is skipped by readers (run_layout.read_jsonl)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a", encoding="utf-8") as handle:
         handle.write(json.dumps(row, default=str) + "\n")
-
-
-def read_jsonl(path: Path) -> list[dict]:
-    rows = []
-    if not path.exists():
-        return rows
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue
-    return rows

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence
 
-from grue.storage.atomic import atomic_write_json, read_jsonl
+from grue.storage.atomic import atomic_write_json
+from grue.storage.run_layout import read_jsonl
 from grue.run.run_dir import RunDir
 from grue.sweep.grid import Cell
 

@@ -12,7 +12,7 @@ from grue.config import load_config
 from grue.train import checkpoint as checkpoint_module
 from grue.train.checkpoint import CheckpointWriteError
 from grue.run.runner import Run
-from grue.storage.atomic import read_jsonl
+from grue.storage.run_layout import read_jsonl
 
 
 def run(args):

@@ -19,9 +19,7 @@ from typing import Any, Iterable
 from grue.board.numbers.setting import init_model_name, setting_id, setting_items, setting_labels, telling_keys
 from grue.results.schema import validate_results
 from grue.run.run_dir import RunDir
-
-RESULTS_FILE = "results.json"
-RUN_MARKER = "run.json"
+from grue.storage.run_layout import RESULTS, STATUS, results_file, status_file
 
 
 @dataclass(frozen=True)
@@ -137,7 +135,7 @@ def _load(path: Path) -> tuple[dict[str, Any] | None, list[str]]:
 def _unfinished(run_marker: Path) -> Skipped:
     """RunDir.status tells a run whose process died (run.json still "running", its lock free) from a live one."""
     status = RunDir(run_marker.parent).status().get("status", "unreadable run.json")
-    return Skipped(run_marker.parent, (f"unfinished: no {RESULTS_FILE} (status {status})",))
+    return Skipped(run_marker.parent, (f"unfinished: no {RESULTS} (status {status})",))
 
 
 def _label_settings(found: Collection) -> None:
@@ -158,7 +156,7 @@ def _enclosing_run(path: Path, root: Path) -> Path | None:
     """A folder above `path`'s run folder (up to `root`) that is itself a run (it holds results.json or run.json)."""
     folder = path.parent.parent
     while folder != root.parent and root in (folder, *folder.parents):
-        if (folder / RESULTS_FILE).is_file() or (folder / RUN_MARKER).is_file():
+        if results_file(folder).is_file() or status_file(folder).is_file():
             return folder
         folder = folder.parent
     return None
@@ -178,7 +176,7 @@ def collect(dirs: Iterable[Path | str]) -> Collection:
         if not root.exists():
             found.skipped.append(Skipped(root, ("directory does not exist",)))
             continue
-        results = sorted(root.rglob(RESULTS_FILE)) if root.is_dir() else [root]
+        results = sorted(root.rglob(RESULTS)) if root.is_dir() else [root]
         for path in results:
             real = path.resolve()
             if real in seen_files:
@@ -186,7 +184,7 @@ def collect(dirs: Iterable[Path | str]) -> Collection:
             seen_files.add(real)
             outer = _enclosing_run(path, root) if root.is_dir() else None
             if outer is not None:
-                found.skipped.append(Skipped(path.parent, (f"a {RESULTS_FILE} inside the run folder {outer}: runs are "
+                found.skipped.append(Skipped(path.parent, (f"a {RESULTS} inside the run folder {outer}: runs are "
                                                            "never nested, so it is not counted",)))
                 continue
             doc, problems = _load(path)
@@ -211,8 +209,8 @@ def collect(dirs: Iterable[Path | str]) -> Collection:
             seen_seeds[seed_key] = run
             found.runs.append(run)
         if root.is_dir():
-            for marker in sorted(root.rglob(RUN_MARKER)):
-                if not (marker.parent / RESULTS_FILE).exists():
+            for marker in sorted(root.rglob(STATUS)):
+                if not results_file(marker.parent).exists():
                     found.skipped.append(_unfinished(marker))
     _label_settings(found)
     return found

@@ -3,13 +3,11 @@
 Train lines carry `iteration`, `tokens`, `reward_mean`, `kl`, `kl_coef`; eval lines carry
 `iteration`, `split` and `metrics` {name: value}. Curves are averaged over seeds per iteration with
 a ±1 std band, as in the paper's Figure 4. A log line that does not parse (a run killed mid-write)
-is skipped, never fatal: the logs are evidence, not the results.
+is skipped, never fatal (grue/storage/run_layout.py's reader): the logs are evidence, not the results.
 """
 from __future__ import annotations
 
-import json
 import math
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -18,26 +16,12 @@ from grue.board.numbers.aggregate import ROW_KEYS
 from grue.board.numbers.collect import Run
 from grue.board.metric_info import higher_is_better
 from grue.board.task_info import task_metrics
+from grue.storage.run_layout import eval_log, read_jsonl, train_log
 
 TRAIN_FIELDS: tuple[str, ...] = ("tokens", "reward_mean", "kl", "kl_coef")  # `tokens`: generated this iteration
 CHECKPOINT_COLUMNS: list[str] = ROW_KEYS + ["seed", "metric", "last_iteration", "last_value", "best_iteration",
                                             "best_value", "reported", "results_value", "agrees", "run_dir"]
 AGREEMENT = 1e-6  # relative: the final eval line and results.json hold the same number, printed twice
-
-
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    """Objects of a JSONL file; missing file -> [], unparsable lines skipped."""
-    if not path.exists():
-        return []
-    out = []
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            value = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(value, dict):
-            out.append(value)
-    return out
 
 
 def _labels(run: Run) -> dict[str, Any]:
@@ -48,7 +32,7 @@ def train_frame(runs: list[Run]) -> pd.DataFrame:
     """One row per train iteration: the run's labels, the logged fields and cumulative `steps` (tokens)."""
     frames = []
     for run in runs:
-        lines = {line["iteration"]: line for line in read_jsonl(run.path / "logs" / "train.jsonl") if "iteration" in line}
+        lines = {line["iteration"]: line for line in read_jsonl(train_log(run.path)) if "iteration" in line}
         rows = [{**_labels(run), "iteration": it,
                  **{f: float(line[f]) for f in TRAIN_FIELDS if isinstance(line.get(f), (int, float))}}
                 for it, line in sorted(lines.items())]  # a resumed run rewrote some iterations: the last line wins
@@ -66,7 +50,7 @@ def eval_frame(runs: list[Run]) -> pd.DataFrame:
     """One row per (eval line, metric)."""
     rows = []
     for run in runs:
-        for line in read_jsonl(run.path / "logs" / "eval.jsonl"):
+        for line in read_jsonl(eval_log(run.path)):
             metrics = line.get("metrics")
             if "iteration" not in line or not isinstance(metrics, dict):
                 continue
@@ -104,7 +88,7 @@ def checkpoint_report(runs: list[Run]) -> pd.DataFrame:
     """
     rows = []
     for run in runs:
-        curve = [l for l in read_jsonl(run.path / "logs" / "eval.jsonl")
+        curve = [l for l in read_jsonl(eval_log(run.path))
                  if l.get("split", "val") == "val" and isinstance(l.get("metrics"), dict) and "iteration" in l]
         metric = primary_metric(run.task, {m for l in curve for m in l["metrics"]})
         points = [(l["iteration"], float(l["metrics"][metric])) for l in curve if metric in l["metrics"]]

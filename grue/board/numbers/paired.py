@@ -3,15 +3,19 @@ closing figure and the measurement scripts, e.g. scripts/measure_imdb_mini.py): 
 out how hard the prompts were, so the standard error is that of the method's effect."""
 from __future__ import annotations
 
-import json
 import math
 import statistics
 from pathlib import Path
 
+from grue.storage.run_layout import predictions_file, read_jsonl
+
 
 def prompt_scores(run_dir: Path, split: str, metric: str) -> dict[str, float]:
     """Per-prompt `metric` of one split's predictions, by sample id."""
-    rows = [json.loads(line) for line in (Path(run_dir) / "predictions" / f"{split}.jsonl").open()]
+    path = predictions_file(run_dir, split)
+    if not path.is_file():  # a difference over no prompts means nothing: name the file that is missing
+        raise FileNotFoundError(f"{path}: no predictions of the {split} split")
+    rows = read_jsonl(path)
     return {row["id"]: float(row["scores"][metric]) for row in rows}
 
 

@@ -7,16 +7,15 @@ validation predictions (predictions/val.jsonl: id, prompt, generation, reference
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from grue.board.numbers.collect import Run
-from grue.board.numbers.curves import read_jsonl
 from grue.board.task_info import algo_rank
+from grue.storage.run_layout import predictions_file, read_jsonl
 
-PREDICTIONS = Path("predictions") / "val.jsonl"
+SPLIT = "val"  # the side-by-side samples are validation generations (see above)
 
 
 @dataclass
@@ -43,7 +42,7 @@ def side_by_side(runs: list[Run], selection: pd.DataFrame, task: str, profile: s
     """Up to `limit` prompts seen by the most algorithms, in the first algorithm's file order."""
     per_algo: dict[str, dict[str, dict[str, Any]]] = {}
     for algo, run in _pick_runs(runs, selection, task, profile).items():
-        lines = [l for l in read_jsonl(run.path / PREDICTIONS) if "id" in l]
+        lines = [l for l in read_jsonl(predictions_file(run.path, SPLIT)) if "id" in l]
         if lines:
             per_algo[algo] = {str(l["id"]): l for l in lines}
     if not per_algo:

@@ -30,6 +30,7 @@ from typing import BinaryIO, Callable, Mapping, Optional
 
 from grue.errors import GrueUserError
 from grue.storage.atomic import umask_mode
+from grue.storage.run_layout import MODEL
 
 MAX_BYTES = 64 * 2 ** 30  # what a bundle may hold uncompressed (a few models' weights at most)
 MAX_MEMBERS = 2_000                    # files and folders (a run has about ten, weights ten more)
@@ -96,7 +97,7 @@ NameCheck = Callable[[str, bool], Optional[str]]  # (normalised name, is a direc
 def size_limit(name: str) -> int:
     """The most bytes one member may hold: weights under a run's model/ are larger than anything else."""
     parts = name.split("/")
-    return MAX_WEIGHT_FILE_BYTES if len(parts) == 4 and parts[0] == "runs" and parts[2] == "model" else MAX_FILE_BYTES
+    return MAX_WEIGHT_FILE_BYTES if len(parts) == 4 and parts[0] == "runs" and parts[2] == MODEL else MAX_FILE_BYTES
 
 
 def header_problem(member: tarfile.TarInfo, allowed: NameCheck | None = None) -> str | None:

@@ -27,14 +27,15 @@ from typing import Any, Iterable, Sequence
 
 from grue.board.numbers.collect import Run, Skipped, collect
 from grue.board.submit.archive import write_archive
+from grue.board.submit.layout import RUN_FILES
 from grue.board.submit.manifest import (CARD, ENVIRONMENT, FORMAT, FORMAT_VERSION, MANIFEST, RUN_NAME, RUNS,
                                         file_entry)
 from grue.errors import UsageError
 from grue.results.model_card import render_model_card, setting_of
+from grue.storage.run_layout import EVAL_LOG, SAMPLES_LOG, TRAIN_LOG, config_file, model_dir, predictions_name
 
 SUFFIX = ".grue.tar.gz"
-RUN_FILES = ("results.json", "config.yaml", "config_hash.txt")
-LOG_FILES = ("logs/train.jsonl", "logs/eval.jsonl", "logs/samples.jsonl")
+LOG_FILES = (TRAIN_LOG, EVAL_LOG, SAMPLES_LOG)
 PACKAGES = ("grue", "torch", "transformers", "accelerate", "datasets", "tokenizers", "sacrebleu", "rouge-score",
             "nltk", "bert-score", "numpy")
 
@@ -80,7 +81,7 @@ def _portable_files(run: Run) -> tuple[bytes, bytes, dict[str, Any]]:
     import yaml
 
     doc = portable_results(run.doc)
-    config = yaml.safe_load((run.path / "config.yaml").read_text(encoding="utf-8"))
+    config = yaml.safe_load(config_file(run.path).read_text(encoding="utf-8"))
     config = portable_config(config) if isinstance(config, dict) else config
     return ((json.dumps(doc, indent=2) + "\n").encode("utf-8"),
             yaml.safe_dump(config, sort_keys=False, allow_unicode=True).encode("utf-8"), doc)
@@ -123,7 +124,7 @@ def _run_files(run: Run, weights: bool) -> tuple[dict[str, Path], list[str]]:
     """Archive name -> file of one run, and what is missing."""
     prefix = f"{RUNS}/{run.path.name}"
     files, missing = {}, []
-    wanted = [*RUN_FILES, *(f"predictions/{split}.jsonl" for split in run.doc["metrics"])]
+    wanted = [*RUN_FILES, *(predictions_name(split) for split in run.doc["metrics"])]
     for name in wanted:
         path = run.path / name
         if path.is_file():
@@ -134,7 +135,7 @@ def _run_files(run: Run, weights: bool) -> tuple[dict[str, Path], list[str]]:
         if (run.path / name).is_file():
             files[f"{prefix}/{name}"] = run.path / name
     if weights:
-        model = run.path / "model"
+        model = model_dir(run.path)
         if not model.is_dir():
             missing.append(f"{run.path}: no model/ to include (weights=yes; a zero-shot run saves none: "
                            "bundle it without weights)")

@@ -26,6 +26,8 @@ import json
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
+from grue.storage.run_layout import predictions_dir
+
 # Config keys that define the task and the profile: a dotted key covers everything under it.
 STANDARD_KEYS: tuple[str, ...] = ("data", "model.policy", "model.kind", "model.max_prompt_length", "generation",
                                   "eval.metrics", "eval.metric_options", "eval.perplexity_stride",
@@ -181,9 +183,12 @@ def twin_problems(seeds: Sequence[Any]) -> list[str]:
 
 
 def held_digests(run_dir: Path) -> dict[str, str]:
-    """The generations digest of each split a run on the board holds predictions for."""
+    """The generations digest of each split a run on the board holds predictions for.
+
+    Strict, unlike run_layout.read_jsonl, which skips a bad line: a digest of the lines that happened to
+    parse would name other generations than the file's, so a split with any bad line has no digest."""
     out = {}
-    for path in sorted((Path(run_dir) / "predictions").glob("*.jsonl")):
+    for path in sorted(predictions_dir(run_dir).glob("*.jsonl")):
         try:
             rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
             out[path.stem] = generations_digest([r["id"] for r in rows], [r["generation"] for r in rows])

@@ -19,6 +19,7 @@ from pathlib import Path
 from grue.board.submit.record import RECORD, make_record
 from grue.board.submit.store import write_entry
 from grue.board.submit.verify import Tolerance, Verdict, verify_bundle
+from grue.storage.run_layout import RESULTS, results_file
 
 RUNS = "runs"
 LOCK = ".grue-add.lock"       # <board>/: held while seeds are placed
@@ -43,7 +44,7 @@ def _board_problems(verdict: Verdict, runs_dir: Path) -> list[str]:
     problems = []
     held: dict[tuple, Path] = {}
     if runs_dir.is_dir():
-        for path in sorted(runs_dir.rglob("results.json")):
+        for path in sorted(runs_dir.rglob(RESULTS)):
             try:
                 doc = json.loads(path.read_text(encoding="utf-8"))
                 held[setting_of(doc) + (doc.get("seed"),)] = path.parent
@@ -102,7 +103,7 @@ def add_bundle(bundle: Path, board: Path, tolerance: Tolerance = Tolerance(), de
                     incoming = incoming_dir / seed.name
                     shutil.rmtree(incoming, ignore_errors=True)
                     _copy_listed(seed.run, seed.path, incoming, verdict.manifest["files"])
-                    record = make_record(seed, verdict, bundle, tolerance, incoming / "results.json")
+                    record = make_record(seed, verdict, bundle, tolerance, results_file(incoming))
                     atomic_write_json(incoming / RECORD, record)
                     entries.append(write_entry(Path(board), incoming, seed.name, record))
                     incoming.rename(runs_dir / seed.name)

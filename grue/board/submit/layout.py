@@ -19,10 +19,11 @@ import re
 from typing import Any, Iterable, Mapping
 
 from grue.board.submit.manifest import CARD, ENVIRONMENT, MANIFEST, RUN_NAME, RUNS
+from grue.storage.run_layout import CONFIG, CONFIG_HASH, LOGS, MODEL, PREDICTIONS, RESULTS, predictions_name
 
 ROOT_FILES = (MANIFEST, CARD, ENVIRONMENT)
-RUN_FILES = ("results.json", "config.yaml", "config_hash.txt")
-RUN_FOLDERS = ("predictions", "logs", "model")
+RUN_FILES = (RESULTS, CONFIG, CONFIG_HASH)
+RUN_FOLDERS = (PREDICTIONS, LOGS, MODEL)
 # Files a model directory may hold when its weights are used to re-score: no pickles, no code.
 SAFE_MODEL_SUFFIXES = (".json", ".safetensors", ".txt", ".model", ".md", ".jinja", ".tiktoken")
 _SPLIT_FILE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*\.jsonl")
@@ -39,9 +40,9 @@ def _run_part(parts: list[str]) -> str | None:
     if len(parts) != 2 or parts[0] not in RUN_FOLDERS:
         return "not a file a run has (nothing is nested deeper in a run)"
     folder, leaf = parts
-    if folder == "predictions":
+    if folder == PREDICTIONS:
         return None if _SPLIT_FILE.fullmatch(leaf) else "not a predictions file (predictions/<split>.jsonl)"
-    if folder == "logs":
+    if folder == LOGS:
         return None if _LOG_FILE.fullmatch(leaf) else "not a log a run writes (logs/<name>.jsonl)"
     if not _MODEL_FILE.fullmatch(leaf) or not leaf.endswith(SAFE_MODEL_SUFFIXES):
         return "not a file grue loads from a bundle's model/ (safetensors, JSON, tokenizer files; no code or pickles)"
@@ -85,13 +86,13 @@ def layout_problems(names: Iterable[str], manifest: Mapping[str, Any]) -> list[s
         run = "/".join(parts[:2])
         if run not in seeds:
             problems.append(f"{name}: {run} is not a seed the manifest lists (a bundle carries its seeds' files only)")
-        elif parts[2] == "model" and not included:
+        elif parts[2] == MODEL and not included:
             problems.append(f"{name}: the manifest says the bundle carries no weights, yet it holds model/ files")
     return problems
 
 
 def reported_split_problems(run: str, names: Iterable[str], reported: Iterable[str]) -> list[str]:
     """Predictions of splits the run's results do not report: files a board would place unchecked."""
-    wanted = {f"{run}/predictions/{split}.jsonl" for split in reported}
+    wanted = {f"{run}/{predictions_name(split)}" for split in reported}
     return [f"{name}: a split the results do not report; its generations would be placed unchecked"
-            for name in sorted(names) if name.startswith(f"{run}/predictions/") and name not in wanted]
+            for name in sorted(names) if name.startswith(f"{run}/{PREDICTIONS}/") and name not in wanted]

@@ -20,6 +20,8 @@ import random
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
+from grue.storage.run_layout import predictions_file, predictions_name
+
 SAMPLE_SIZE = 4  # prompts regenerated per reported split
 
 
@@ -78,7 +80,7 @@ def regeneration_problems(seed: Any, cfg: Any, splits: dict[str, Any], model_dir
     checked, problems = 0, []
     for split in sorted(seed.doc.get("metrics") or {}):
         samples = list(splits[split])
-        path = seed.path / "predictions" / f"{split}.jsonl"
+        path = predictions_file(seed.path, split)
         claimed = {row["id"]: row["generation"] for row in read_predictions(path, {s.id for s in samples})}
         chosen = [samples[i] for i in pick([s.id for s in samples], k, rng)]
         texts = generate(policy, chosen, cfg.generation, cfg.eval.batch_size, seed=int(cfg.seed))
@@ -86,7 +88,7 @@ def regeneration_problems(seed: Any, cfg: Any, splits: dict[str, Any], model_dir
             checked += 1
             if text != claimed[sample.id]:
                 tokenize = lambda t: policy.tokenizer.convert_ids_to_tokens(policy.tokenizer(t)["input_ids"])  # noqa: E731
-                problems.append(f"{seed.run}/predictions/{split}.jsonl: the generation of {sample.id!r} is not what "
+                problems.append(f"{seed.run}/{predictions_name(split)}: the generation of {sample.id!r} is not what "
                                 f"the bundle's model generates for it ({first_difference(tokenize, claimed[sample.id], text)}): "
                                 "the generations do not come from these weights")
                 break

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from grue.board.submit.manifest import sha256_of
+from grue.storage.run_layout import PREDICTIONS, RESULTS, predictions_dir, results_file
 
 STORE = ".grue-verified"
 RUNS = "runs"
@@ -31,11 +32,11 @@ RUNS = "runs"
 def checked_files(run_dir: Path) -> dict[str, str]:
     """Name -> SHA-256 of the files verification vouches for: results.json and every predictions file."""
     run_dir = Path(run_dir)
-    files = {"results.json": sha256_of(run_dir / "results.json")}
-    predictions = run_dir / "predictions"
+    files = {RESULTS: sha256_of(results_file(run_dir))}  # keys are the names as stored: digests depend on them
+    predictions = predictions_dir(run_dir)
     if predictions.is_dir():
         for path in sorted(predictions.iterdir()):
-            files[f"predictions/{path.name}"] = sha256_of(path) if path.is_file() else "not a file"
+            files[f"{PREDICTIONS}/{path.name}"] = sha256_of(path) if path.is_file() else "not a file"
     return files
 
 

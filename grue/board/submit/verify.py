@@ -33,6 +33,8 @@ from grue.board.submit.archive import safe_extract
 from grue.board.submit.layout import SAFE_MODEL_SUFFIXES, layout_problems, name_problem, reported_split_problems
 from grue.board.submit.manifest import CARD, MANIFEST, listed_file_problems, manifest_problems, sha256_of
 from grue.board.submit.screen import card_problems, screen_seed
+from grue.storage.run_layout import (config_file, config_hash_file, model_dir, predictions_file, predictions_name,
+                                     results_file)
 
 RESCORED, AS_REPORTED, NOT_REPORTED = "re-scored", "as reported", "not reported"
 NO_CODE = "a board runs no code a bundle names"
@@ -167,7 +169,7 @@ class _Scoring:
 
 
 def _model_dir(seed_dir: Path, included: bool, problems: list[str], where: str) -> Optional[Path]:
-    model = seed_dir / "model"
+    model = model_dir(seed_dir)
     if not included or not model.is_dir():
         return None
     unsafe = [p.relative_to(seed_dir).as_posix() for p in model.rglob("*")
@@ -185,7 +187,7 @@ def _check_config(seed: Seed, entry: dict[str, Any], problems: list[str]) -> Any
 
     where, doc = seed.run, seed.doc
     try:
-        config = yaml.safe_load((seed.path / "config.yaml").read_text(encoding="utf-8"))
+        config = yaml.safe_load(config_file(seed.path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
         problems.append(f"{where}/config.yaml: not readable YAML ({str(err).splitlines()[0]})")
         return None
@@ -197,7 +199,7 @@ def _check_config(seed: Seed, entry: dict[str, Any], problems: list[str]) -> Any
         problems.append(f"{where}/config.yaml differs from the config recorded in results.json "
                         f"({', '.join(keys[:5])}{', ...' if len(keys) > 5 else ''})")
     recorded = doc.get("config_hash", "")
-    hash_file = seed.path / "config_hash.txt"
+    hash_file = config_hash_file(seed.path)
     if hash_file.is_file() and hash_file.read_text(encoding="utf-8").strip() != recorded:
         problems.append(f"{where}/config_hash.txt differs from results.json's config_hash")
     if entry.get("config_hash") != recorded:
@@ -224,8 +226,8 @@ def _check_predictions(seed: Seed, split: str, samples: list, problems: list[str
     """The split's generations in the task's sample order, when the file covers the split exactly."""
     from grue.commands.predictions import PredictionsError, read_predictions
 
-    rel = f"{seed.run}/predictions/{split}.jsonl"
-    path = seed.path / "predictions" / f"{split}.jsonl"
+    rel = f"{seed.run}/{predictions_name(split)}"
+    path = predictions_file(seed.path, split)
     if not path.is_file():
         problems.append(f"{rel}: missing, but results.json reports the {split} split")
         return None
@@ -281,11 +283,11 @@ def _check_seed(seed: Seed, entry: dict[str, Any], included: bool, scoring: _Sco
     from grue.run.evaluate import score_generations
     from grue.run.run_dir import RunDir
 
-    doc = _read_json(seed.path / "results.json", f"{seed.run}/results.json", problems)
+    doc = _read_json(results_file(seed.path), f"{seed.run}/results.json", problems)
     if doc is None:
         return
     try:
-        raw_config = yaml.safe_load((seed.path / "config.yaml").read_text(encoding="utf-8"))
+        raw_config = yaml.safe_load(config_file(seed.path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         raw_config = None  # _check_config names the problem
     screened = screen_seed(raw_config, doc, seed.run)  # data, never code: before anything is built from it

@@ -13,7 +13,8 @@ import time
 from pathlib import Path
 from typing import Mapping, Optional
 
-from grue.storage.atomic import atomic_write_jsonl, read_jsonl
+from grue.storage.atomic import atomic_write_jsonl
+from grue.storage.run_layout import read_jsonl
 
 
 def judgement_key(critic: str, template_digest: str, rendered_prompt: str) -> str:

@@ -162,14 +162,13 @@ def results_fields(run_dir: Path) -> dict:
     planned and used, and each round, named as its directory reward_model/round<r> is, with its planned
     and used labels, start iteration and held-out reward-model accuracy / ROC AUC), and for an RL run
     the KL it ended at (`training_kl`, grue.train.rl.kl.kl_results)."""
-    from grue.storage.atomic import read_jsonl
+    from grue.storage.run_layout import read_jsonl, train_log
     from grue.train.rl.kl import kl_results
 
     run_dir = Path(run_dir)
     out: dict = {}
-    train_log = run_dir / "logs" / "train.jsonl"
-    if train_log.is_file():
-        out.update(kl_results(read_jsonl(train_log)))
+    if train_log(run_dir).is_file():
+        out.update(kl_results(read_jsonl(train_log(run_dir))))
     from grue.rewards.learned.normalised import normalisation_fields
 
     out.update(normalisation_fields(run_dir))

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from grue.runtime.process import seed_everything
-from grue.storage.atomic import append_jsonl, read_jsonl
+from grue.storage.atomic import append_jsonl
+from grue.storage.run_layout import read_jsonl
 from grue.train.checkpoint import resume_latest
 from grue.train.outcome import RunServices, Trained
 
