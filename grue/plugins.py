@@ -8,15 +8,18 @@ imports them once, before the first registry lookup, from two places:
 - the `grue.plugins` entry-point group of installed distributions
   (`[project.entry-points."grue.plugins"] my_lab = "my_lab.grue_plugin"` in their pyproject.toml).
 
+A plugin may not take a name grue has built in, nor one registered already: registering a built-in
+metric or reward name (`rouge1`, `sentiment`) is refused unless the call says `replace=True`, and
+registering `ppo` or `imdb` with other settings is refused too. Each is found while the plugin is
+imported and reported as one line naming the plugin and the name.
+
 Torch-free, so listing what exists stays fast.
 """
 from __future__ import annotations
 
 import functools
 import importlib
-import importlib.util
 import os
-import pkgutil
 from importlib.metadata import entry_points
 
 from grue.errors import GrueUserError
@@ -29,23 +32,17 @@ class PluginError(GrueUserError, ImportError):
     """A plugin named in GRUE_PLUGINS or an entry point could not be imported."""
 
 
+class NameTaken(GrueUserError, ValueError):
+    """A registration under a name that is built in or registered already, without `replace=True`: found when
+    the plugin is imported, so a run never silently uses another scorer than the one its name means."""
+
+
+# Registrations that are not named lazily in their registry's module: imported before any plugin, so that a
+# plugin taking one of their names is refused at its own import (not later, when the built-in one arrives).
+_BUILTIN_REGISTRATIONS = ("grue.train.algorithms",)
+
+
 _loaded: set[str] = set()
-_scanned: set[tuple[str, str | None]] = set()
-
-
-def import_package_modules(package: str, subpackage_module: str | None = None) -> None:
-    """Import every module of a package, and each sub-package's `subpackage_module` where it has one,
-    once: how registries find the modules that register into them, instead of keeping a list of them."""
-    if (package, subpackage_module) in _scanned:
-        return
-    _scanned.add((package, subpackage_module))
-    root = importlib.import_module(package)
-    for module in pkgutil.iter_modules(root.__path__):
-        name = f"{package}.{module.name}"
-        if not module.ispkg:
-            importlib.import_module(name)
-        elif subpackage_module and importlib.util.find_spec(f"{name}.{subpackage_module}") is not None:
-            importlib.import_module(f"{name}.{subpackage_module}")
 _loading = False
 
 
@@ -66,6 +63,8 @@ def _import_failure(name: str, err: BaseException) -> str:
     where = f"plugin {name!r} (from {ENV_VAR} or the {ENTRY_POINT_GROUP!r} entry points)"
     if isinstance(err, ModuleNotFoundError) and err.name and name.startswith(err.name):
         return f"{where}: no module named {err.name!r}; check its spelling in {ENV_VAR} and that it is installed"
+    if isinstance(err, NameTaken):
+        return f"{where}: {err}"
     if isinstance(err, SystemExit):
         return f"{where} called sys.exit({err.code!r}) while being imported; a plugin must only register things"
     first = str(err).splitlines()[0] if str(err) else ""
@@ -78,11 +77,14 @@ def load_plugins() -> None:
     global _loading
     if _loading:  # a plugin's own import of a registry must not recurse into loading plugins
         return
+    pending = [name for name in plugin_modules() if name not in _loaded]
+    if not pending:
+        return
     _loading = True
     try:
-        for name in plugin_modules():
-            if name in _loaded:
-                continue
+        for builtin in _BUILTIN_REGISTRATIONS:
+            importlib.import_module(builtin)
+        for name in pending:
             try:
                 importlib.import_module(name)
             except (Exception, SystemExit) as err:  # noqa: BLE001 - the plugin's own code failed: the user's to fix

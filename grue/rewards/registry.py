@@ -4,15 +4,20 @@ One RL run optimises one reward (the paper runs one experiment per reward functi
 run is still scored on the task's whole metric mix.
 
 Adding a reward: a factory `(run config) -> Reward` decorated with `@register_reward("name")` in a
-module of this package, in a sub-package's `reward` module, or in a plugin (grue/plugins.py). Every
-metric that can be a reward (grue.metrics.registry.reward_metrics) is one under its own name, with
-the direction its registration declares; nothing to register for it. A user's function is a reward by
-reference, `reward=python:module:function` or `python:path/to/file.py:function` (grue/extend/), imported
-only when a config names it.
+module of this package or a sub-package, and its name with that module in `BUILTIN` below (named
+lazily, as the algorithms and metrics are: listing rewards and checking a config's `reward=` import no
+reward module, several of which load torch; tests/rewards/test_registry_lazy.py checks the table
+against the modules); or in a plugin (grue/plugins.py), which may not take a built-in reward's name or
+a metric's (nor one registered already) unless it passes `replace=True`. Every metric that can be a
+reward (grue.metrics.registry.reward_metrics) is one under its own name, with the direction its
+registration declares; nothing to register for it. A user's function is a reward by reference,
+`reward=python:module:function` or `python:path/to/file.py:function` (grue/extend/), imported only when
+a config names it.
 """
 from __future__ import annotations
 
 import difflib
+import importlib
 from pathlib import Path
 from typing import Any, Callable, Optional, Protocol, Sequence
 
@@ -27,24 +32,68 @@ class Reward(Protocol):
 
 CRITIC_CACHE = "critic_cache"  # a run directory's folder of dense-critic judgements (grue/run/run_dir.py)
 RewardFactory = Callable[[Any], Reward]  # (resolved run config) -> Reward
-_FACTORIES: dict[str, RewardFactory] = {}
+
+# Every built-in reward module -> the rewards it registers.
+BUILTIN: dict[str, tuple[str, ...]] = {
+    "grue.rewards.metric_reward": ("rouge_avg", "rouge_combined", "spider", "meteor_parent", "meteor_intent"),
+    "grue.rewards.sentiment": ("sentiment", "sentiment_logit", "sentiment_logodds", "sentiment_normalised"),
+    "grue.rewards.learned.reward": ("learned", "commongen_preference"),
+}
+_HOME = {name: module for module, names in BUILTIN.items() for name in names}
+# Two tables, as in grue.metrics.registry: a test restoring `_FACTORIES` never loses a built-in reward
+# whose module was imported meanwhile.
+_BUILTIN_LOADED: dict[str, RewardFactory] = {}
+_FACTORIES: dict[str, RewardFactory] = {}  # plugins' rewards and replacements
 
 
-def register_reward(name: str) -> Callable[[RewardFactory], RewardFactory]:
+def register_reward(name: str, replace: bool = False) -> Callable[[RewardFactory], RewardFactory]:
+    """Register a reward factory under `name`. A built-in reward's name, a built-in metric's (each is a
+    reward under its own name) or one registered already is refused (grue.plugins.NameTaken) unless
+    `replace=True` says it is meant."""
     def deco(factory: RewardFactory) -> RewardFactory:
+        if _HOME.get(name) == getattr(factory, "__module__", None):
+            _BUILTIN_LOADED[name] = factory
+            return factory
+        if not replace:
+            _refuse_taken(name, factory)
         _FACTORIES[name] = factory
         return factory
 
     return deco
 
 
-def _load_all() -> None:
-    """Import the modules that register rewards: this package's modules, each sub-package's `reward`
-    module (once), and the plugins."""
-    from grue.plugins import import_package_modules, load_plugins
+def _refuse_taken(name: str, factory: RewardFactory) -> None:
+    from grue.metrics.registry import BUILTIN_NOT_REWARDS, builtin_module
+    from grue.plugins import NameTaken
 
-    import_package_modules(__package__, subpackage_module="reward")
+    if name in _FACTORIES and _FACTORIES[name] is not factory:
+        raise NameTaken(f"reward {name!r} is registered twice; give one of them another name, or pass replace=True "
+                        "to register_reward() to replace the first")
+    metric_home = builtin_module(name) if name not in BUILTIN_NOT_REWARDS else None
+    if name in _HOME or metric_home:
+        what = f"reward ({_HOME[name]})" if name in _HOME else f"metric's reward ({metric_home})"
+        raise NameTaken(f"reward {name!r} is a built-in {what}; register yours under another name, or pass "
+                        "replace=True to register_reward() to replace the built-in one")
+
+
+def _load_plugins() -> None:
+    from grue.plugins import load_plugins
+
     load_plugins()
+
+
+def _registered(name: str) -> RewardFactory | None:
+    """A plugin's reward, else a built-in one (its module imported the first time), else None."""
+    if name in _FACTORIES:
+        return _FACTORIES[name]
+    home = _HOME.get(name)
+    if home is None:
+        return None
+    if name not in _BUILTIN_LOADED:
+        importlib.import_module(home)
+    if name not in _BUILTIN_LOADED:  # BUILTIN promised a name its module does not register: grue's bug
+        raise RuntimeError(f"{home} registers no reward {name!r}, though grue.rewards.registry.BUILTIN says so")
+    return _BUILTIN_LOADED[name]
 
 
 def _factory(name: str) -> RewardFactory | None:
@@ -55,9 +104,10 @@ def _factory(name: str) -> RewardFactory | None:
         from grue.extend.user_reward import user_reward_factory
 
         return user_reward_factory(name)
-    _load_all()
-    if name in _FACTORIES:
-        return _FACTORIES[name]
+    _load_plugins()
+    registered = _registered(name)
+    if registered is not None:
+        return registered
     from grue.metrics.registry import reward_metrics
 
     if name in reward_metrics():
@@ -68,10 +118,10 @@ def _factory(name: str) -> RewardFactory | None:
 
 
 def reward_names() -> list[str]:
-    _load_all()
+    _load_plugins()
     from grue.metrics.registry import reward_metrics
 
-    return sorted(set(_FACTORIES) | set(reward_metrics()))
+    return sorted(set(_HOME) | set(_FACTORIES) | set(reward_metrics()))
 
 
 def check_reward(name: str) -> None:
