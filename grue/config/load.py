@@ -131,7 +131,7 @@ def load_config(args: Iterable[str] = (), base: Mapping[str, Any] | None = None)
         if key in overrides or key in (base or {}):
             raise ConfigError(f"{key}: set from the task itself (task=path/to/task_file), never given by hand")
     merged_choices = dict(base or {})
-    merged_choices.update({k: v for k, v in overrides.items() if k in ("task", "algo", "profile")})
+    merged_choices.update({k: v for k, v in overrides.items() if k in ("task", "algo", "profile", "init", "mask")})
     algo = merged_choices.get("algo", RunConfig.algo)
     profile = merged_choices.get("profile", RunConfig.profile)
     choice = merged_choices.get("task", RunConfig.task)
@@ -141,6 +141,7 @@ def load_config(args: Iterable[str] = (), base: Mapping[str, Any] | None = None)
     task_name = task.name
     for key, value in (("algo", algo), ("profile", profile)):
         _check_choice(key, value)
+    algo, variants = _composed(algo, merged_choices, strict=False)  # refused where typed: see refuse_unread
     overrides.pop("task", None)
     where = task.origin or f"tasks/{task_name}.py"
 
@@ -157,6 +158,7 @@ def load_config(args: Iterable[str] = (), base: Mapping[str, Any] | None = None)
         cfg = _merge(cfg, OmegaConf.from_dotlist([f"{k}={v}" for k, v in base.items() if k != "task"]), "the caller")
     dotlist = [f"{k}={v}" for k, v in overrides.items()]
     cfg = _merge(cfg, OmegaConf.from_dotlist(dotlist), "the command line")
+    cfg = _merge(cfg, {"algo": algo, **variants}, "the command line (its variants folded into algo)")
     # A file task's identity is its file's content, whatever the command line says (grue/config/identity.py).
     cfg = _merge(cfg, {"task_file": task.origin or None, "task_sha256": task.file_sha256}, where)
     cfg = _merge(cfg, _file_digests(cfg), "the files it names")
@@ -167,6 +169,20 @@ def load_config(args: Iterable[str] = (), base: Mapping[str, Any] | None = None)
         cfg.shard = SHARD_MODES.get(cfg.accelerate)
     OmegaConf.set_readonly(cfg, True)
     return cfg
+
+
+def _composed(algo: str, choices: Mapping[str, Any], strict: bool) -> tuple[str, dict[str, Any]]:
+    """`algo` with the variants asked for (init=, mask=) folded in, as one registered name, so the composed
+    spelling and the name are one run with one hash (grue/train/variants.py), and the variants as recorded."""
+    from grue.train.variants import VARIANT_KEYS, VariantError, canonical_algorithm
+
+    for key in VARIANT_KEYS:
+        if choices.get(key) is not None:
+            _check_choice(key, str(choices[key]))
+    try:
+        return canonical_algorithm(algo, choices, strict)
+    except VariantError as err:
+        raise ConfigError(str(err)) from None
 
 
 def _file_digests(cfg: DictConfig) -> dict[str, Any]:

@@ -30,6 +30,14 @@ def _algorithm_names() -> Iterable[str]:
     return algorithm_names()
 
 
+def _variant_values(key: str) -> Any:
+    def values() -> Iterable[str]:
+        from grue.train.variants import INITS, MASKS, NONE
+
+        return (NONE, *{"init": INITS, "mask": MASKS}[key])
+    return values
+
+
 def _task_names() -> Iterable[str]:
     from tasks import task_names
 
@@ -329,6 +337,12 @@ class RunConfig:
     algo: str = rule("nlpo", OneOf(_algorithm_names))
     profile: str = rule("paper", OneOf(PROFILES))
     seed: int = rule(0, NON_NEGATIVE)
+    # Variants any RL method takes (grue/train/variants.py): a warm start (init=supervised) and the NLPO action
+    # mask (mask=nlpo). Folded into `algo` when the config is loaded (algo=grpo init=supervised is
+    # algo=supervised_grpo, the same run and hash), then recorded as the algorithm's parts; never hashed
+    # themselves. Unset keeps what `algo` names; none removes it (algo=grpo_mask mask=none is grpo).
+    init: Optional[str] = field(default=None, metadata={RULE_KEY: OneOf(_variant_values("init")), HASHED_WHEN_SET: True})
+    mask: Optional[str] = field(default=None, metadata={RULE_KEY: OneOf(_variant_values("mask")), HASHED_WHEN_SET: True})
     output_dir: str = "runs"
     device: str = rule("auto", DEVICE)  # auto | cpu | cuda | cuda:<index> | mps
     threads: Optional[int] = rule(None, POSITIVE)     # torch intra-op threads; None keeps torch's default

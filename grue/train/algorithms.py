@@ -8,34 +8,40 @@ config hash covers, and the paper's six lists reproduce the hashes runs had befo
 from __future__ import annotations
 
 from grue.train.registry import Algorithm, register_algorithm
+from grue.train.variants import VARIANT_KEYS as VARIANTS, register_method
 
 RL_GROUPS = ("ppo", "kl", "rollout")
 _PPO = "grue.train.rl.trainer:RLTrainer"
 _NLPO = "grue.train.rl.nlpo:NLPOTrainer"
 _SUPERVISED = "grue.train.supervised.trainer:SupervisedTrainer"
 
+# The paper's PPO forms keep the paper's names and labels (NLPO is PPO through the action mask); each says
+# its parts (`method`, `warm_start`, `mask`) so that `algo=ppo init=supervised mask=nlpo` finds
+# `supervised_nlpo` (grue/train/variants.py). The trainer of an NLPO form is NLPOTrainer itself.
 for _algo in (
     Algorithm("zero_shot", "Zero-Shot", "#9e9e9e", trains="nothing", paper=True,
               description="the initial model, evaluated as it is"),
     Algorithm("supervised", "Supervised", "#4c72b0", trains="supervised", reads=("supervised",),
               trainer=_SUPERVISED, paper=True, description="fine-tuning on the references"),
-    Algorithm("ppo", "PPO", "#dd8452", trains="rl", reads=RL_GROUPS, trainer=_PPO, paper=True,
+    Algorithm("ppo", "PPO", "#dd8452", trains="rl", reads=RL_GROUPS, trainer=_PPO, paper=True, takes=VARIANTS,
               description="PPO-clip with a critic, GAE and a per-token KL penalty (paper section 3)"),
     Algorithm("nlpo", "NLPO", "#55a868", trains="rl", reads=RL_GROUPS + ("nlpo",), trainer=_NLPO, paper=True,
+              method="ppo", mask="nlpo",
               description="PPO with a top-p action mask from a periodically refreshed copy of the policy"),
     Algorithm("supervised_ppo", "Supervised+PPO", "#c44e52", trains="rl", reads=RL_GROUPS + ("supervised",),
-              trainer=_PPO, warm_start="supervised", paper=True,
+              trainer=_PPO, warm_start="supervised", paper=True, method="ppo",
               description="PPO from the supervised run with the same settings and seed"),
     Algorithm("supervised_nlpo", "Supervised+NLPO", "#8172b3", trains="rl",
               reads=RL_GROUPS + ("nlpo", "supervised"), trainer=_NLPO, warm_start="supervised", paper=True,
-              description="NLPO from the supervised run with the same settings and seed"),
+              method="ppo", mask="nlpo", description="NLPO from the supervised run with the same settings and seed"),
 ):
     register_algorithm(_algo)
 
 
-# -- today's critic-free methods (issue 25), each as trained from the initial model, from the supervised
-# run (its warm start and KL reference, as supervised_ppo), and through NLPO's action mask
-# (grue/train/rl/masked.py; it reads the nlpo group, so its mask settings are in its hash).
+# -- today's critic-free methods (issue 25). Each is one method taking both variants: the registry composes
+# its form trained from the supervised run (its warm start and KL reference, as supervised_ppo), its form
+# through NLPO's action mask (grue/train/rl/masked.py; it reads the nlpo group, so its mask settings are in
+# its hash) and both (grue/train/variants.py). The forms registered before composition keep their colours.
 _CONFIGS = "grue.train.rl.critic_free_config"
 _CRITIC_FREE = (
     # name, label, group, (colour, supervised colour, masked colour), trainer module:class, description
@@ -68,23 +74,11 @@ _DATACLASS = {"grpo": "GRPOConfig", "rloo": "RLOOConfig", "reinforce_pp": "Reinf
               "reinforce_pp_baseline": "ReinforcePPBaselineConfig"}
 
 for _name, _label, _group, (_colour, _sup_colour, _mask_colour), _trainer, _what in _CRITIC_FREE:
-    _module, _, _class = _trainer.partition(":")
-    _groups = {_group: f"{_CONFIGS}:{_DATACLASS[_group]}"}
-    _reads = RL_GROUPS + (_group,)
-    for _algo in (
-        Algorithm(_name, _label, _colour, trains="rl", reads=_reads, trainer=f"grue.train.rl.{_trainer}",
-                  config_groups=_groups, description=_what, presets_from="ppo", preset=_OWN_PRESET[_name],
-                  critic_free=True),
-        Algorithm(f"supervised_{_name}", f"Supervised+{_label}", _sup_colour, trains="rl",
-                  reads=_reads + ("supervised",), trainer=f"grue.train.rl.{_trainer}", warm_start="supervised",
-                  config_groups=_groups, description=f"{_label} from the supervised run with the same settings and seed",
-                  presets_from="supervised_ppo", preset=_OWN_PRESET[_name], critic_free=True),
-        Algorithm(f"{_name}_mask", f"{_label} (masked)", _mask_colour, trains="rl", reads=_reads + ("nlpo",),
-                  trainer=f"grue.train.rl.masked:Masked{_class}", config_groups=_groups,
-                  description=f"{_label} sampling and learning through NLPO's top-p action mask",
-                  presets_from="nlpo", preset=_OWN_PRESET[_name], critic_free=True),
-    ):
-        register_algorithm(_algo)
+    register_method(
+        Algorithm(_name, _label, _colour, trains="rl", reads=RL_GROUPS + (_group,), trainer=f"grue.train.rl.{_trainer}",
+                  config_groups={_group: f"{_CONFIGS}:{_DATACLASS[_group]}"}, description=_what, presets_from="ppo",
+                  preset=_OWN_PRESET[_name], critic_free=True, takes=VARIANTS),
+        colours={("supervised", None): _sup_colour, (None, "nlpo"): _mask_colour})
 
 
 # -- the paper-faithful settings (issue 40), each its own algorithm, hence its own board row and hash. The
@@ -131,13 +125,13 @@ _DPO_GROUPS = {"dpo": "grue.train.offline.dpo_config:DPOConfig"}
 _DPO_MINI = {"mini": {"dpo": {"batch_size": 16, "learning_rate": 1e-5, "warmup_steps": 2, "max_steps": 8,
                               "save_every": 4}}}
 for _algo in (
-    Algorithm("dpo", "DPO", "#2ca02c", trains="preferences", reads=("dpo",),
+    Algorithm("dpo", "DPO", "#2ca02c", trains="preferences", reads=("dpo",), takes=("init",),
               trainer="grue.train.offline.dpo:DPOTrainer", config_groups=_DPO_GROUPS, profile_presets=_DPO_MINI,
               preflight="grue.train.offline.dpo_config:preflight",
               description="Direct Preference Optimization on a comparisons file's answers (Plackett-Luce over k-way "
                           "choices), reference = the initial policy"),
     Algorithm("supervised_dpo", "Supervised+DPO", "#1a5e1a", trains="preferences", reads=("dpo", "supervised"),
-              trainer="grue.train.offline.dpo:DPOTrainer", warm_start="supervised", config_groups=_DPO_GROUPS,
+              trainer="grue.train.offline.dpo:DPOTrainer", warm_start="supervised", config_groups=_DPO_GROUPS, method="dpo",
               profile_presets=_DPO_MINI, preflight="grue.train.offline.dpo_config:preflight",
               description="DPO from the supervised run with the same settings and seed (its reference too)"),
 ):

@@ -66,6 +66,12 @@ class Algorithm:
     # (best-of-n: n samples per prompt, the reward picks one); built once per run.
     evaluation: Optional[str] = None
     description: str = ""
+    # Variants compose (grue/train/variants.py): the variant keys a method takes ("init": a warm start,
+    # "mask": the NLPO action mask), and, on a composed form, the method it is a form of and its mask (its
+    # warm start is `warm_start`). register_method registers a method's forms; none of these is hashed.
+    takes: tuple[str, ...] = ()
+    method: Optional[str] = None
+    mask: Optional[str] = None
 
     def __post_init__(self) -> None:
         if self.trains not in TRAINS:
@@ -98,9 +104,15 @@ class Algorithm:
         return list(load_attribute(self.preflight)(cfg)) if self.preflight else []
 
     def trainer_class(self) -> Any:
+        """Its trainer; a masked form's is its method's trainer with the mask's hooks mixed in."""
         if not self.trainer:
             raise ValueError(f"algorithm {self.name!r} trains nothing")
-        return load_attribute(self.trainer)
+        trainer = load_attribute(self.trainer)
+        if self.mask is None:
+            return trainer
+        from grue.train.variants import MASK_TRAINERS
+
+        return load_attribute("grue.train.rl.masked:with_mask")(trainer, load_attribute(MASK_TRAINERS[self.mask]))
 
 
 _REGISTRY: dict[str, Algorithm] = {}

@@ -78,5 +78,6 @@ def test_grue_algos_lists_built_in_and_plugin_algorithms(toy_plugin):
     lines = result.output.splitlines()
     toy = next(line for line in lines if line.startswith("toy_reinforce "))
     assert "(Toy REINFORCE, plugin)" in toy and "reads ppo, kl, rollout, toy;" in toy
-    nlpo = next(line for line in lines if line.startswith("nlpo "))
-    assert "(NLPO, grue)" in nlpo and "reads ppo, kl, rollout, nlpo;" in nlpo
+    ppo = next(line for line in lines if line.startswith("ppo "))  # a method with its composed forms
+    assert "(PPO, grue)" in ppo and "reads ppo, kl, rollout;" in ppo and "nlpo (NLPO)" in ppo
+    assert not any(line.startswith("nlpo ") for line in lines)  # a form of PPO, not a method of its own
