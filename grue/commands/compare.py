@@ -8,7 +8,6 @@ from typing import Optional
 
 import typer
 
-from grue.board.compare import compare_sources
 from grue.board.render.files import write_text
 from grue.commands.errors import UsageError
 from grue.storage.outputs import refuse_replacing_inputs
@@ -143,6 +142,8 @@ def compare(
         for written in (out, out.with_suffix(".csv")):
             refuse_replacing_inputs(written, given, "--out")
             check_writable_file(written, "--out")
+    from grue.board.compare import compare_sources  # pandas and scipy: loaded for a comparison, not for `grue --help`
+
     result, text = compare_sources(a, b)
     typer.echo(text)
     if out is not None:

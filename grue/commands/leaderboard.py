@@ -6,23 +6,21 @@ from typing import Optional
 
 import typer
 
-from grue.board.build import BoardOptions
-from grue.board.export import FORMATS, export_board, export_tables
 from grue.board.numbers.normalise import MODES
-from grue.board.numbers.selection import STRATEGIES
 from grue.storage.writable import check_writable_dir
-
-__all__ = ["leaderboard_app", "export_tables"]  # export_tables: the plain function the demo prints with
 
 leaderboard_app = typer.Typer(help="Build the GRUE leaderboard from finished runs.", no_args_is_help=True)
 
 DEFAULT_RUNS = "runs"
 DEFAULT_OUT = "leaderboard/export"
 EXPORT_KEYS = {"format", "out", "runs", "normalisation", "rewards", "split", "paper", "studies", "qualify"}
+# The formats and reward strategies are spelt out, not read from grue.board.export and .selection: those load
+# pandas, and this module is imported for every `grue` command (tests/cli/test_startup_imports.py checks that
+# the words match the board's own lists).
 EXPORT_HELP = (
     "key=value arguments: format=md|csv|json|latex|html (comma-separated, default all) out=DIR "
     f"(default {DEFAULT_OUT}) runs=DIR[,DIR...] (default {DEFAULT_RUNS}) normalisation={'|'.join(MODES)} "
-    f"rewards={'|'.join(STRATEGIES)} split=test|val paper=yes|no studies=DIR[,DIR] (human studies, docs/human.md) "
+    "rewards=select|average split=test|val paper=yes|no studies=DIR[,DIR] (human studies, docs/human.md) "
     "qualify=yes|no (count only raters who pass the studies' qualification rules; default yes)"
 )
 
@@ -54,6 +52,10 @@ def _choice(options: dict[str, str], key: str, allowed: tuple[str, ...], default
 
 @leaderboard_app.command("export", help="Export the board. Example: grue leaderboard export format=md,html runs=runs")
 def export(args: Optional[list[str]] = typer.Argument(None, help=EXPORT_HELP)) -> None:
+    from grue.board.build import BoardOptions
+    from grue.board.export import FORMATS, export_board
+    from grue.board.numbers.selection import STRATEGIES
+
     options = parse_pairs(args or [], EXPORT_KEYS)
     formats = [f for f in options.get("format", ",".join(FORMATS)).split(",") if f]
     unknown = [f for f in formats if f not in FORMATS]
