@@ -40,7 +40,7 @@ PAIRS = typer.Argument(None, help="key=value config overrides, e.g. task=imdb al
 def _load(args: ArgList):
     from grue.config import load_config
 
-    return load_config(args or [])  # a ConfigError becomes one line in GrueGroup
+    return load_config(args or [], refuse_unread=True)  # a ConfigError becomes one line in GrueGroup
 
 
 @app.command(cls=PluginHelpCommand)
@@ -61,15 +61,19 @@ def algos() -> None:
 
 
 @app.command()
-def config(args: ArgList = PAIRS) -> None:
+def config(args: ArgList = PAIRS,
+           all_groups: bool = typer.Option(False, "--all-groups",
+                                           help="Also print the groups of other algorithms, which this run does not "
+                                                "read.")) -> None:
     """Print the fully resolved config and its hash: grue config [any config key=value].
 
-    Every key printed can be set as key=value on grue config, run, eval, score, fetch, demo and sweep.
+    Every key printed can be set as key=value on grue config, run, eval, score, fetch, demo and sweep. Only
+    the groups the chosen algorithm reads are printed (--all-groups prints the others' too).
     """
     from grue.config import config_hash, to_yaml
 
     cfg = _load(args)
-    typer.echo(to_yaml(cfg).rstrip())
+    typer.echo(to_yaml(cfg, every_group=all_groups).rstrip())
     typer.echo(f"# config_hash: {config_hash(cfg)}")
     from grue.commands.algos import regulariser_line
 

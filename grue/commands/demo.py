@@ -48,6 +48,7 @@ def _one_seed_block(runs: dict[str, Path]) -> list[str]:
 def demo_command(extra: Sequence[str]) -> None:
     from grue.board.export import export_board
     from grue.config import load_config
+    from grue.config.read_groups import without_unread
     from grue.run.runner import Run
 
     out = "runs"
@@ -58,7 +59,8 @@ def demo_command(extra: Sequence[str]) -> None:
                   highlight=False)
     started, runs, phases = time.monotonic(), {}, []
     for algo in DEMO_ALGOS:
-        args = ["task=imdb", "profile=mini", f"algo={algo}", "seed=0", *extra]
+        # one command line for both runs: a PPO setting means nothing to the zero-shot run, which drops it
+        args = without_unread(["task=imdb", "profile=mini", f"algo={algo}", "seed=0", *extra], algo)
         cfg = load_config(args)
         console.print(f"\n[bold]== grue run {' '.join(args)}[/]", soft_wrap=True)
         phase = time.monotonic()

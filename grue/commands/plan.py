@@ -191,7 +191,7 @@ def plan_command(args: Sequence[str]) -> None:
 
     from grue.config import load_config
 
-    cfg = load_config(list(args))
+    cfg = load_config(list(args), refuse_unread=True)
     plan = estimate(cfg)
     world, shard = _world(cfg)
     lora = cfg.model.lora

@@ -121,8 +121,14 @@ def check_layer(layer: Mapping[str, Any], where: str) -> None:
     _merge(schema_config(), layer, where)
 
 
-def load_config(args: Iterable[str] = (), base: Mapping[str, Any] | None = None) -> DictConfig:
-    """Build the resolved, read-only config for `key=value` args (the CLI's and the tests' entry)."""
+def load_config(args: Iterable[str] = (), base: Mapping[str, Any] | None = None, *,
+                refuse_unread: bool = False) -> DictConfig:
+    """Build the resolved, read-only config for `key=value` args (the CLI's and the tests' entry).
+
+    `refuse_unread`: a setting of a group the algorithm does not read is refused (grue/config/read_groups.py).
+    The CLI asks for it where the user typed the settings for this one run; a caller that shares one list of
+    settings between algorithms (a study script, a test's fixture) leaves it off, and such settings are then
+    not read, as for a sweep's cells."""
     from grue.task_files.discover import looks_like_task_file
     from tasks import task_from_choice  # late import: tasks import grue modules
 
@@ -141,7 +147,9 @@ def load_config(args: Iterable[str] = (), base: Mapping[str, Any] | None = None)
     task_name = task.name
     for key, value in (("algo", algo), ("profile", profile)):
         _check_choice(key, value)
-    algo, variants = _composed(algo, merged_choices, strict=False)  # refused where typed: see refuse_unread
+    algo, variants = _composed(algo, merged_choices, strict=refuse_unread)
+    if refuse_unread:
+        _refuse_unread(overrides, algo)
     overrides.pop("task", None)
     where = task.origin or f"tasks/{task_name}.py"
 
@@ -169,6 +177,15 @@ def load_config(args: Iterable[str] = (), base: Mapping[str, Any] | None = None)
         cfg.shard = SHARD_MODES.get(cfg.accelerate)
     OmegaConf.set_readonly(cfg, True)
     return cfg
+
+
+def _refuse_unread(overrides: Mapping[str, str], algo: str) -> None:
+    """A setting of a group the algorithm does not read would change nothing though it looks set (issue 45)."""
+    from grue.config.read_groups import unread_problem
+
+    problem = next(filter(None, (unread_problem(key, algo) for key in overrides)), None)
+    if problem:
+        raise ConfigError(problem)
 
 
 def _composed(algo: str, choices: Mapping[str, Any], strict: bool) -> tuple[str, dict[str, Any]]:
@@ -232,5 +249,9 @@ def _check_values(cfg: DictConfig) -> None:
             raise ConfigError(str(err)) from None
 
 
-def to_yaml(cfg: DictConfig) -> str:
-    return OmegaConf.to_yaml(cfg, resolve=True)
+def to_yaml(cfg: DictConfig, every_group: bool = False) -> str:
+    """The resolved config as YAML: the groups the run reads (grue/config/read_groups.py), or every group."""
+    from grue.config.read_groups import shown_config
+
+    values = OmegaConf.to_container(cfg, resolve=True)
+    return OmegaConf.to_yaml(shown_config(values, cfg.algo, every_group))

@@ -10,6 +10,7 @@ from typing import Any, Mapping, Sequence
 
 from omegaconf import OmegaConf
 
+from grue.config.read_groups import shown_config
 from grue.metrics.registry import higher_is_better, known_metrics
 from grue.results.digests import split_digest
 from grue.results.schema import SCHEMA_VERSION
@@ -55,7 +56,7 @@ def results_document(cfg: Any, task: Any, config_hash: str, init_model: str, met
         "init_model": init_model,
         "comparable_to_paper": cfg.profile == "paper" and task.grue_task,
         "config_hash": config_hash,
-        "config": OmegaConf.to_container(cfg, resolve=True),
+        "config": shown_config(OmegaConf.to_container(cfg, resolve=True), cfg.algo),  # as config.yaml: the groups it reads
         # where the KL term sat, its estimator and coefficient rule (grue/train/regulariser.py): RL runs only
         **({"regulariser": regulariser_of(OmegaConf.to_container(cfg, resolve=True))} if _trains_rl(cfg.algo) else {}),
         "versions": {"grue": _version("grue"), "python": platform.python_version(), "torch": _version("torch"),

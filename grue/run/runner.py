@@ -28,8 +28,11 @@ from grue.runtime.launch import lock_is_held_by_launcher, needs_relaunch, relaun
 
 
 def _warm_start_args(args: Sequence[str], algo: str) -> list[str]:
-    """The command line of the run a warm-started one starts from: the same, with its algorithm."""
-    return [a for a in args if not a.startswith("algo=")] + [f"algo={algo}"]
+    """The command line of the run a warm-started one starts from: the same, with its algorithm, less the
+    settings of groups that algorithm does not read (a PPO setting means nothing to the supervised run)."""
+    from grue.config.read_groups import without_unread
+
+    return without_unread([a for a in args if not a.startswith("algo=")], algo) + [f"algo={algo}"]
 
 
 class _NoBar:

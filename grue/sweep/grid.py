@@ -19,6 +19,7 @@ from typing import Any, Sequence
 from grue.errors import GrueUserError
 from grue.config import config_hash, load_config
 from grue.config.load import parse_overrides
+from grue.config.read_groups import unread_group
 from grue.train.registry import algorithm_names, optimises_reward
 
 _REWARD_KEYS = ("reward", "reward.name")
@@ -28,8 +29,11 @@ _NOT_SWEPT = ("output_dir",)
 
 def _unread(key: str, pairs: Sequence[tuple[str, str]], algo: str | None) -> bool:
     """A key this cell would not read, dropped so cells that differ only by it are one run: the reward of
-    an algorithm that optimises none, the critic's settings in a cell without `reward.dense=critic`."""
+    an algorithm that optimises none, a group of another algorithm's (`grpo.group_size` in a PPO cell), the
+    critic's settings in a cell without `reward.dense=critic`."""
     if key in _REWARD_KEYS and algo is not None and not optimises_reward(algo):
+        return True
+    if algo is not None and unread_group(key, algo) is not None:  # another algorithm's group (grpo.* for ppo)
         return True
     dense = next((v for k, v in pairs if k == "reward.dense"), None)
     return key.startswith("critic.") and dense is not None and dense in ("null", "None", "none", "")

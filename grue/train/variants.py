@@ -29,6 +29,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Mapping, Optional
 
+from grue.errors import GrueUserError
 from grue.train.registry import Algorithm, find_algorithm, get_algorithm, register_algorithm
 
 # The variant settings (top-level config keys, grue/config/schema.py) and the values each takes. "none" says
@@ -116,7 +117,7 @@ def taken_variants(algo: Algorithm) -> tuple[str, ...]:
     return tuple(base.takes) if base is not None else ()
 
 
-class VariantError(ValueError):
+class VariantError(GrueUserError, ValueError):
     """A variant setting that names no registered form."""
 
 

@@ -57,6 +57,8 @@ def test_the_hash_covers_exactly_the_groups_an_algorithm_reads():
     zero = ["task=imdb", "profile=mini", "algo=zero_shot"]
     ppo = ["task=imdb", "profile=mini", "algo=ppo"]
     assert config_hash(load_config(zero)) == config_hash(load_config([*zero, "ppo.learning_rate=0.5"]))
+    with pytest.raises(ConfigError, match="algo=zero_shot does not read the 'ppo' group"):
+        load_config([*zero, "ppo.learning_rate=0.5"], refuse_unread=True)  # as the CLI asks: refused, not ignored
     assert config_hash(load_config(ppo)) != config_hash(load_config([*ppo, "ppo.learning_rate=0.5"]))
     assert config_hash(load_config(ppo)) == config_hash(load_config([*ppo, "nlpo.top_p=0.5"]))
     assert config_hash(load_config(ppo)) == config_hash(load_config([*ppo, "output_dir=elsewhere", "threads=1"]))

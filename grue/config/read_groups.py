@@ -1,0 +1,65 @@
+"""Which config groups a run reads: the ones every run reads, and its algorithm's own.
+
+The schema holds every algorithm's groups (`ppo`, `grpo`, `dpo`, ...), so a config printed in full lists a
+DPO group for a GRPO run, and `algo=ppo grpo.group_size=8` looks set while nothing reads it. A run's groups
+are the ones its hash covers (grue.train.registry.Algorithm.hashed_groups): a setting anywhere else cannot
+change what it does. So a setting of another algorithm's group is refused on the command line, dropped
+where a command line is shared by several algorithms (a sweep's cells, a warm start's first run), and left
+out of what `grue config` prints and a run records (config.yaml, results.json), unless asked for.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping
+
+
+def algorithm_groups() -> frozenset[str]:
+    """The groups that some algorithm reads and others do not (every registered algorithm's, plug-ins too)."""
+    from grue.train.registry import COMMON_GROUPS, algorithm_names, get_algorithm
+
+    groups = set()
+    for name in algorithm_names():
+        algo = get_algorithm(name)
+        groups.update(algo.reads, algo.config_groups)
+    return frozenset(groups - set(COMMON_GROUPS))
+
+
+def read_groups(algo: str) -> frozenset[str]:
+    """The algorithm groups a run of `algo` reads."""
+    from grue.train.registry import get_algorithm
+
+    entry = get_algorithm(algo)
+    return frozenset(entry.hashed_groups) | frozenset(entry.config_groups)
+
+
+def unread_group(key: str, algo: str) -> str | None:
+    """The group of `key` when it is another algorithm's (so a run of `algo` never reads it), else None."""
+    group = key.lstrip("+").split(".", 1)[0]
+    return group if group in algorithm_groups() and group not in read_groups(algo) else None
+
+
+def unread_problem(key: str, algo: str) -> str | None:
+    """Why a command-line setting of `key` means nothing to a run of `algo`, with the ways out; None if read."""
+    from grue.train.registry import algorithm_names
+
+    group = unread_group(key, algo)
+    if group is None:
+        return None
+    own = sorted(read_groups(algo) & algorithm_groups())
+    readers = [name for name in algorithm_names() if group in read_groups(name)]
+    shown = ", ".join(readers[:6]) + (", ..." if len(readers) > 6 else "")
+    return (f"{key}: algo={algo} does not read the {group!r} group ({'it reads ' + ', '.join(own) if own else 'it reads no algorithm group'}), "
+            f"so this setting would change nothing; drop it, or choose an algorithm that reads it ({shown})")
+
+
+def without_unread(args: Iterable[str], algo: str) -> list[str]:
+    """A command line with the settings a run of `algo` would not read left out (a sweep's cell, a warm start)."""
+    return [arg for arg in args if "=" not in arg or unread_group(arg.split("=", 1)[0].strip(), algo) is None]
+
+
+def shown_config(values: Mapping[str, Any], algo: str, every_group: bool = False) -> dict[str, Any]:
+    """The resolved config as a run of `algo` reads it: other algorithms' groups left out (all of them
+    with `every_group`, e.g. `grue config --all-groups`)."""
+    if every_group:
+        return dict(values)
+    hidden = algorithm_groups() - read_groups(algo)
+    return {key: value for key, value in values.items() if key not in hidden}
