@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd
-
 from grue.assets.resolve import is_packaged, parquet_split_files, resolve_dataset
 from grue.assets.rotten_tomatoes import rotten_tomatoes_splits
 from grue.data.sample import Sample
@@ -26,6 +24,8 @@ def review_sample(sample_id: str, text: str, label: int) -> Sample:
 
 
 def _hub_imdb(source: str, seed: int) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
+    import pandas as pd  # here, not at the top: `grue tasks` and `grue config` list this task without its data
+
     root = resolve_dataset(source, task="imdb")
     frames = {split: pd.concat([pd.read_parquet(f) for f in parquet_split_files(root, split, "plain_text")])
               for split in ("train", "test")}

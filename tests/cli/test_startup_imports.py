@@ -33,9 +33,6 @@ COMMANDS = {
     "config": ["config", "task=imdb", "profile=mini", "algo=ppo"],
     "sweep dry run": ["sweep", "task=imdb", "algo=ppo,zero_shot", "seed=0", "profile=mini", "--dry-run"],
 }
-# The built-in task specs name their loaders directly, and grue/data/imdb.py imports pandas at its top: until
-# that import moves into the loader, listing tasks or loading a config loads pandas (never torch).
-PANDAS_VIA_TASK_LOADERS = pytest.mark.xfail(strict=True, reason="grue/data/imdb.py imports pandas at module level")
 
 
 def imported_by(args: list[str], cwd: Path) -> set[str]:
@@ -51,8 +48,7 @@ def heavy_cases() -> list:
     cases = []
     for label, args in COMMANDS.items():
         for module in HEAVY:
-            marks = [PANDAS_VIA_TASK_LOADERS] if module == "pandas" and label not in ("help", "algos") else []
-            cases.append(pytest.param(args, module, id=f"{label}-{module}", marks=marks))
+            cases.append(pytest.param(args, module, id=f"{label}-{module}"))
     return cases
 
 
