@@ -16,3 +16,8 @@ class GrueUserError(Exception):
 
 class UsageError(GrueUserError, ValueError):
     """A command's own arguments or input files are wrong (the config's are ConfigError)."""
+
+
+class ConfigError(GrueUserError, ValueError):
+    """A bad command-line or task value (grue/config/load.py checks them); named here so that a layer below
+    the config (a plug-in's metric, the LoRA wrapper, a tracker) can raise it without importing the loader."""

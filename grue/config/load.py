@@ -13,16 +13,12 @@ from typing import Any, Iterable, Mapping
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException, ValidationError
 
-from grue.errors import GrueUserError
+from grue.errors import ConfigError  # noqa: F401  (re-exported: grue.config.ConfigError)
 from grue.config.constraints import RULE_KEY, closest, rule_problems, schema_fields
 from grue.config.cross_fields import cross_field_problems
 from grue.config.identity import FILE_DIGEST
 from grue.config.identity import config_hash, semantic_config  # noqa: F401  (the config's identity, re-exported)
 from grue.config.schema import RunConfig, run_schema, schema_config
-
-
-class ConfigError(GrueUserError, ValueError):
-    """A bad command-line or task value; the CLI prints it and exits with code 2."""
 
 
 def _closest(word: str, options: Iterable[str]) -> str:

@@ -5,7 +5,7 @@ the user's file or code is the thing to fix, not grue.
 """
 from __future__ import annotations
 
-from grue.config.load import ConfigError
+from grue.errors import ConfigError
 
 
 class ExtensionError(ConfigError):

@@ -143,7 +143,7 @@ def add_adapters(model: nn.Module, lora: Any, base_ref: Optional[str] = None) ->
 
     from peft import inject_adapter_in_model
 
-    from grue.config.load import ConfigError
+    from grue.errors import ConfigError
 
     config = peft_config(model, lora, base_ref)
     unknown = unknown_targets(lora.target_modules, linear_layer_names(model))

@@ -51,7 +51,7 @@ def run_trackers(cfg: Any, run_dir: Path) -> list:
         trackers.append(TensorBoardTracker(TENSORBOARD_DIR, str(run_dir)))
     if tracking.wandb:
         if not _installed("wandb"):
-            from grue.config.load import ConfigError
+            from grue.errors import ConfigError
 
             raise ConfigError("tracking.wandb=true needs the wandb package: pip install 'grue[wandb]' "
                               "(or tracking.wandb=false)")
