@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Collection, Optional
 
 from grue.commands.errors import UsageError
+from grue.storage.inputs import encoding_guess
 
 
 class PredictionsError(UsageError):
@@ -22,8 +23,11 @@ class PredictionsError(UsageError):
 def _text_lines(path: Path) -> list[tuple[int, str]]:
     if not path.is_file():
         raise PredictionsError(f"predictions={path} is not a file; give a JSONL file of id and generation per line")
+    data = path.read_bytes()
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in data[:4096]:  # UTF-16, or not text at all
+        raise PredictionsError(f"{path}: not UTF-8 ({encoding_guess(data)})")
     lines = []
-    for number, raw in enumerate(path.read_bytes().splitlines(), start=1):
+    for number, raw in enumerate(data.splitlines(), start=1):
         try:
             lines.append((number, raw.decode("utf-8")))
         except UnicodeDecodeError:
@@ -50,6 +54,9 @@ def _checked_row(path: Path, number: int, line: str, known_ids: Optional[Collect
         row["references"] = [refs]
     elif refs is not None and not (isinstance(refs, list) and refs and all(isinstance(r, str) for r in refs)):
         raise PredictionsError(f"{where}: 'references' must be a string or a non-empty list of strings")
+    if row.get("references") is not None and not any(r.strip() for r in row["references"]):
+        raise PredictionsError(f"{where}: 'references' are all blank; give the reference text, or leave the key out "
+                               "to take the split's references")
     if known_ids is not None and row["id"] not in known_ids:
         raise PredictionsError(f"{where}: id {row['id']!r} is not in the split being scored (wrong task or split=?)")
     return row

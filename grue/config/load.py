@@ -132,6 +132,9 @@ def load_config(args: Iterable[str] = (), base: Mapping[str, Any] | None = None,
     for key in TASK_FILE_KEYS:
         if key in overrides or key in (base or {}):
             raise ConfigError(f"{key}: set from the task itself (task=path/to/task_file), never given by hand")
+    for key, source in _digest_fields().items():  # a hand-typed digest would be overwritten, looking set
+        if key in overrides or key in (base or {}):
+            raise ConfigError(f"{key}: grue sets it to the SHA-256 of the file {source} names; never given by hand")
     merged_choices = dict(base or {})
     merged_choices.update({k: v for k, v in overrides.items() if k in ("task", "algo", "profile", "init", "mask")})
     algo = merged_choices.get("algo", RunConfig.algo)
@@ -196,6 +199,12 @@ def _composed(algo: str, choices: Mapping[str, Any], strict: bool) -> tuple[str,
         return canonical_algorithm(algo, choices, strict)
     except VariantError as err:
         raise ConfigError(str(err)) from None
+
+
+def _digest_fields() -> dict[str, str]:
+    """Each field marked FILE_DIGEST -> the key naming the file it is the digest of."""
+    return {key: item.metadata[FILE_DIGEST] for key, item, _ in schema_fields(run_schema())
+            if item.metadata.get(FILE_DIGEST)}
 
 
 def _file_digests(cfg: DictConfig) -> dict[str, Any]:
