@@ -107,6 +107,40 @@ for _name, _label, _colour, _group, _preset, _what in _PAPER_SETTINGS:
         preset=_preset, critic_free=True))
 
 
+# -- DAPO, GSPO and CISPO (issue 43): presets of the critic-free loss options (grue/train/rl/loss_options.py;
+# equations, papers and the reference code they were checked against in docs/algorithms.md), each on GRPO's
+# group-normalised advantages and group size, the task's PPO budget and the shared `kl` regulariser, as grpo;
+# each is a method taking both variants, so supervised_dapo, dapo_mask, ... are composed, not written here.
+_LOSS_PRESETS = (
+    # name, label, colour, grpo group settings, other groups, description
+    ("dapo", "DAPO", "#ff7f0e",
+     # Yu et al. 2025: clip-higher eps_low 0.2 / eps_high 0.28 (section 3.1), dynamic sampling (3.2), token-level
+     # loss (3.3), soft overlong punishment with L_cache / L_max = 4,096 / 20,480 (3.4, Eq. 13)
+     {"loss_aggregation": "token", "loss": {"clip_low": 0.2, "clip_high": 0.28, "dynamic_sampling": True,
+                                            "overlong_buffer": 0.2}}, {},
+     "GRPO advantages with DAPO's decoupled clip (0.2/0.28), dynamic sampling, token-level loss and soft overlong "
+     "punishment"),
+    ("gspo", "GSPO", "#2f4b7c",
+     # Zheng et al. 2025: the length-normalised sequence ratio clipped at 3e-4 below / 4e-4 above (section 5.1),
+     # a token mean per sequence; whole episodes per minibatch, as the sequence ratio needs every token
+     {"loss_aggregation": "sequence", "loss": {"ratio": "sequence", "clip_low": 3e-4, "clip_high": 4e-4}},
+     {"ppo": {"minibatch": "episodes"}},
+     "GRPO advantages with GSPO's clipped sequence-level importance ratio (3e-4/4e-4), a token mean per sequence"),
+    ("cispo", "CISPO", "#a05195",
+     # MiniMax-M1 (Chen et al. 2025, Eqs. 4-5): the importance weight clipped under a stop-gradient, no lower
+     # bound, a token-level loss; eps_high^IS is not printed in the paper, so ScaleRL's eps_max = 5 (TRL's
+     # recommended CISPO cap) is taken: 1 + 4
+     {"loss_aggregation": "token", "loss": {"clip": "weight", "clip_high": 4.0}}, {},
+     "GRPO advantages with CISPO's clipped, stop-gradient importance weight (at most 5): every token keeps its "
+     "gradient, token-level loss"),
+)
+for _name, _label, _colour, _grpo, _other, _what in _LOSS_PRESETS:
+    register_method(Algorithm(
+        _name, _label, _colour, trains="rl", reads=RL_GROUPS + ("grpo",), trainer=f"grue.train.rl.{_TRAINERS['grpo']}",
+        config_groups={"grpo": f"{_CONFIGS}:{_DATACLASS['grpo']}"}, description=_what, presets_from="ppo",
+        preset={"grpo": {"group_size": GROUP, **_grpo}, **_other}, critic_free=True, takes=VARIANTS))
+
+
 # -- preference optimisation from a comparisons file (issue 25): DPO, from the initial model and from the
 # supervised run (its warm start and reference, as supervised_ppo); grue/train/offline/.
 _DPO_GROUPS = {"dpo": "grue.train.offline.dpo_config:DPOConfig"}

@@ -25,7 +25,7 @@ def train_log(path):
 
 
 @pytest.mark.parametrize("algo", ["grpo", "rloo", "reinforce_pp", "reinforce_pp_baseline", "supervised_grpo",
-                                  "rloo_mask"])
+                                  "rloo_mask", "dapo", "gspo", "cispo"])
 def test_each_critic_free_method_writes_a_valid_results_file(tiny_imdb_args, algo):
     path = run([*tiny_imdb_args, f"algo={algo}"])
     doc = json.loads((path / "results.json").read_text())
@@ -85,7 +85,9 @@ def test_an_interrupted_grpo_run_resumes_to_the_same_final_metrics(tiny_imdb_arg
 
 
 @pytest.mark.parametrize("arg", ["grpo.group_size=1", "rloo.k=1", "kl.placement=both", "kl.estimator=k2", "rloo.steps=twice", "grpo.loss_aggregation=mean",
-                                 "reinforce_pp.gamma=1.5", "reinforce_pp_baseline.group_size=1"])
+                                 "reinforce_pp.gamma=1.5", "reinforce_pp_baseline.group_size=1",
+                                 "grpo.loss.ratio=episode", "grpo.loss.clip=both", "grpo.loss.clip_high=-0.1",
+                                 "grpo.loss.overlong_buffer=1.5"])
 def test_a_bad_critic_free_setting_is_refused_with_its_key(tiny_imdb_args, arg):
     from grue.config import ConfigError
 

@@ -17,11 +17,20 @@ group over the samples it has. Minibatches may cut a group
 (the advantages are computed before), and the loss weights count the whole iteration's sequences and
 tokens over every process, so no minibatch or process count changes what an episode weighs.
 
+Loss options. Every method takes the options of its group's `loss` sub-group (grue/train/rl/loss_options.py:
+the clip's shape, the ratio's level, clipping the weight instead of the surrogate, dynamic sampling and
+overlong shaping); DAPO, GSPO and CISPO are presets of them (grue/train/algorithms.py). Dynamic sampling on a
+fixed token budget: the groups whose task rewards are all equal leave the update (its weights are renormalised
+over the groups kept), their tokens stay spent, and no extra round is drawn to refill the batch (the run's
+budget is in generated tokens, so a refill would only move tokens from later iterations to this one); the
+dropped groups are counted in the log (`dynamic_sampling/dropped_groups`, `.../dropped_episodes`).
+
 The NLPO mask composes: `grue/train/rl/masked.py` mixes NLPOTrainer's hooks into each method.
 """
 from __future__ import annotations
 
-from typing import Callable, Optional
+import dataclasses
+from typing import Any, Callable, Optional
 
 import torch
 
@@ -29,9 +38,11 @@ from grue.data.sample import Sample
 from grue.runtime.distributed import global_sum
 from grue.train.rl.kl import kl_estimate, kl_penalised_rewards
 from grue.train.rl.kl_temperature import kl_temperature
-from grue.train.rl.policy_gradient import episode_weights, weighted_clipped_loss
+from grue.train.rl.loss_options import informative_groups, overlong_penalty
+from grue.train.rl.policy_gradient import episode_weights, minus_baseline, weighted_clipped_loss
 from grue.train.rl.ppo_loss import PPOLosses
 from grue.train.rl.rollout import Episodes, Experience
+from grue.train.rl.critic_free_config import LossOptions
 from grue.train.rl.trainer import RLTrainer, _check_finite
 
 
@@ -39,6 +50,14 @@ class CriticFreeTrainer(RLTrainer):
     uses_critic = False
     advantage_normalisation = None  # the method's advantages as returned; the ppo group's normalisation is PPO's
     _kl_loss_total, _kl_loss_steps = 0.0, 0  # the KL term's sum over one update's minibatches, for the log
+    config_group: Optional[str] = None  # the method's own config group, whose `loss` sub-group holds its loss options
+    _dropped = (0, 0)  # dynamic sampling: groups and episodes left out of this iteration's update so far
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.loss_options().ratio == "sequence" and self.cfg.ppo.minibatch != "episodes":
+            raise ValueError(f"{self.config_group}.loss.ratio=sequence needs whole episodes in each minibatch "
+                             "(the sequence's ratio is over all its tokens): set ppo.minibatch=episodes")
 
     # -- what a method says -------------------------------------------------------------------------
     def group_size(self) -> int:
@@ -62,6 +81,21 @@ class CriticFreeTrainer(RLTrainer):
     def token_advantages(self, episodes: Episodes) -> torch.Tensor:
         """[B, T] the advantage of each step of each episode (zero on padding is not required)."""
         raise NotImplementedError
+
+    def loss_options(self) -> Any:
+        """The method's loss options (`<config_group>.loss`; grue/train/rl/critic_free_config.LossOptions); the
+        defaults, PPO-clip on token ratios with nothing dropped or shaped, for a method without them."""
+        group = self.cfg.get(self.config_group) if self.config_group else None
+        options = group.get("loss") if group is not None else None
+        return options if options is not None else LossOptions()
+
+    def clip_bounds(self) -> tuple[Optional[float], float]:
+        """(below, above) 1, the ratio's or the weight's clip: ppo.clip_range unless the options set them;
+        a weight clip (CISPO) without clip_low has no lower bound."""
+        options, symmetric = self.loss_options(), self.clip_range()
+        low = options.clip_low if options.clip_low is not None else (None if options.clip == "weight" else symmetric)
+        high = options.clip_high if options.clip_high is not None else (low if low is not None else symmetric)
+        return low, float(high)
 
     # -- shared helpers for `token_advantages` -------------------------------------------------------
     def kl_penalised(self, episodes: Episodes, token_reward: Optional[torch.Tensor] = None) -> torch.Tensor:
@@ -108,14 +142,52 @@ class CriticFreeTrainer(RLTrainer):
         return torch.cat([head, tail])
 
     # -- seam 2 --------------------------------------------------------------------------------------
+    def shaped(self, episodes: Episodes) -> Episodes:
+        """The round with DAPO's overlong penalty added to each episode's reward (at its last token under a
+        dense reward), when `loss.overlong_buffer` asks; the task reward that is logged stays the task's."""
+        options = self.loss_options()
+        if not options.overlong_buffer:
+            return episodes
+        rollout = episodes.rollout
+        budget = int(self.cfg.rollout.max_new_tokens)
+        penalty = overlong_penalty(rollout.valid.sum(dim=1), budget, max(1, round(float(options.overlong_buffer) * budget)),
+                                   float(options.overlong_penalty))
+        return dataclasses.replace(episodes, token_reward=minus_baseline(episodes.token_reward, -penalty.to(
+            episodes.token_reward.dtype), rollout.last_index))
+
+    def kept_episodes(self, episodes: Episodes) -> torch.Tensor:
+        """[B] 1.0 for the episodes the update trains on: all of them, or with `loss.dynamic_sampling` those of
+        groups whose task rewards differ (DAPO's filter; counted in `_dropped`)."""
+        rewards = episodes.task_reward
+        if not self.loss_options().dynamic_sampling:
+            return torch.ones_like(rewards, dtype=torch.float32)
+        keep = self.by_group(informative_groups, rewards.float())
+        layout = getattr(self, "round_groups", None)
+        if not layout or sum(layout) != rewards.shape[0]:  # as by_group: whole groups without a recorded layout
+            layout = [self.group_size()] * (rewards.shape[0] // self.group_size())
+        starts = torch.tensor([0, *layout[:-1]]).cumsum(0)  # each group's first episode
+        dropped = int((keep[starts] == 0).sum())
+        self._dropped = (self._dropped[0] + dropped, self._dropped[1] + int((keep == 0).sum()))
+        return keep
+
     def advantages(self, episodes: Episodes) -> Experience:
+        episodes = self.shaped(episodes)
         rollout = episodes.rollout
         valid = rollout.valid
         advantages = self.token_advantages(episodes) * valid
         kl = (rollout.raw_logp - episodes.ref_logp) * valid  # logged (and controls a reward penalty's beta)
         zeros = torch.zeros_like(valid)
+        # token_weight holds which episodes the update keeps until `update` turns it into their loss weights
         return Experience(rollout, zeros, advantages, zeros, episodes.task_reward, kl, episodes.generations,
-                          ref_logp=episodes.ref_logp)
+                          ref_logp=episodes.ref_logp, token_weight=self.kept_episodes(episodes).to(valid.dtype))
+
+    def algorithm_stats(self) -> dict[str, float]:
+        stats = super().algorithm_stats()
+        if self.loss_options().dynamic_sampling:
+            groups, episodes = global_sum([float(n) for n in self._dropped], self.world)
+            stats.update({"dynamic_sampling/dropped_groups": groups, "dynamic_sampling/dropped_episodes": episodes})
+        self._dropped = (0, 0)
+        return stats
 
     # -- seam 3 --------------------------------------------------------------------------------------
     def update(self, exp: Experience) -> dict[str, float]:
@@ -125,10 +197,12 @@ class CriticFreeTrainer(RLTrainer):
         estimate of the objective whatever the minibatch holds, and after the gradients are averaged over
         processes each optimizer step sees the global minibatch's share."""
         valid = exp.rollout.valid
-        sequences, tokens = global_sum([float(valid.shape[0]), valid.sum().item()], self.world)
-        parts = self.minibatch_parts(int(tokens))
+        keep = exp.token_weight if exp.token_weight is not None else torch.ones(valid.shape[0], dtype=valid.dtype)
+        kept = valid * keep[:, None]  # dynamic sampling: the averages run over the groups kept
+        sequences, tokens = global_sum([keep.sum().item(), kept.sum().item()], self.world)
+        parts = self.minibatch_parts(int(global_sum([valid.sum().item()], self.world)[0]))
         weights = episode_weights(valid, self.aggregation(), sequences, tokens, int(self.cfg.rollout.max_new_tokens))
-        exp.token_weight = weights * parts * self.world
+        exp.token_weight = weights * keep * parts * self.world
         self._kl_loss_total, self._kl_loss_steps = 0.0, 0
         stats = super().update(exp)
         if self.loss_kl_coef():
@@ -157,8 +231,11 @@ class CriticFreeTrainer(RLTrainer):
                                                                   entropy_grad=entropy_grad)
             kl = None
         weights = selected * mb.token_weight[:, None]
-        terms = weighted_clipped_loss(new_logp, rollout.logp, mb.advantages, weights, self.clip_range(), token_entropy,
-                                      cfg.ent_coef, kl, kl_coef)
+        options = self.loss_options()
+        low, high = self.clip_bounds()
+        terms = weighted_clipped_loss(new_logp, rollout.logp, mb.advantages, weights, low, token_entropy,
+                                      cfg.ent_coef, kl, kl_coef, clip_high=high, ratio_level=str(options.ratio),
+                                      clip_target=str(options.clip), valid=rollout.valid)
         _check_finite(self.iteration + 1, PPO_loss=terms.loss.item())
         self._backward(terms.loss, None)
         self._kl_loss_total += terms.kl.item()

@@ -9,15 +9,43 @@ where GRUE differs on every task (grue/train/algorithms.py). docs/algorithms.md 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Optional
 
-from grue.config.constraints import FRACTION, POSITIVE, RULE_KEY, OneOf, Range
+from grue.config.constraints import FRACTION, NON_NEGATIVE, POSITIVE, RULE_KEY, OneOf, Range
 from grue.config.identity import HASHED_WHEN_SET
-from grue.config.schema import rule
+from grue.config.schema import added, rule
 AT_LEAST_TWO = Range(low=2)
 # How the loss averages its per-token terms; grue/train/rl/policy_gradient.py gives each one's weights.
 # Named here, not there, so that loading a config never imports torch.
 AGGREGATIONS = ("token", "sequence", "constant", "sum")
 LOSS_AGGREGATION = OneOf(AGGREGATIONS)
+
+
+@dataclass
+class LossOptions:
+    """The options of the critic-free loss and advantage seam (issue 43; grue/train/rl/loss_options.py holds
+    each equation, docs/algorithms.md its paper and reference code). Every critic-free group has them as its
+    `loss` sub-group (grpo.loss.clip_high=0.28); `dapo`, `gspo` and `cispo` are presets of them. Added after runs
+    existed: each is left out of the hash at its default, which is the loss those runs trained with."""
+
+    # The ratio's clip range below and above 1: unset, ppo.clip_range (symmetric); DAPO's decoupled clip sets
+    # clip_low 0.2, clip_high 0.28. With clip=weight an unset clip_low means no lower bound (CISPO).
+    clip_low: Optional[float] = added(None, NON_NEGATIVE)
+    clip_high: Optional[float] = added(None, NON_NEGATIVE)
+    # token: one ratio per token (PPO, GRPO); sequence: the length-normalised sequence ratio (GSPO), which needs
+    # whole episodes in a minibatch (ppo.minibatch=episodes).
+    ratio: str = added("token", OneOf(("token", "sequence")))
+    # ratio: PPO's clipped surrogate min(r A, clip(r) A); weight: CISPO's sg[clip(r)] A log pi (every token
+    # keeps its gradient).
+    clip: str = added("ratio", OneOf(("ratio", "weight")))
+    # DAPO's dynamic sampling: groups whose task rewards are all equal leave the loss (and its averages); the
+    # tokens they cost stay spent (the budget counts generated tokens), and how many left is logged.
+    dynamic_sampling: bool = added(False)
+    # DAPO's soft overlong punishment: the last `overlong_buffer` of the generation budget (a share of
+    # rollout.max_new_tokens: DAPO's L_cache / L_max = 4,096 / 20,480 = 0.2) costs up to `overlong_penalty` of
+    # reward, linearly (0: off). A share, so one preset fits every task's budget.
+    overlong_buffer: float = added(0.0, FRACTION)
+    overlong_penalty: float = added(1.0, NON_NEGATIVE)
 
 
 @dataclass
@@ -32,6 +60,7 @@ class GRPOConfig:
     scale_rewards: bool = True
     # sequence: token mean per sequence, then the mean over sequences (Eq. 3's 1/|o_i|); constant: Dr. GRPO
     loss_aggregation: str = rule("sequence", LOSS_AGGREGATION)
+    loss: LossOptions = field(default_factory=LossOptions)
 
 
 @dataclass
@@ -47,6 +76,7 @@ class RLOOConfig:
     # sum: the loss is each sequence's log-prob times its advantage (REINFORCE on whole sequences, as the
     # paper models the completion as one action); token/sequence/constant as for GRPO
     loss_aggregation: str = rule("sum", LOSS_AGGREGATION)
+    loss: LossOptions = field(default_factory=LossOptions)
 
 
 @dataclass
@@ -57,6 +87,7 @@ class ReinforcePPConfig:
     gamma: float = rule(1.0, FRACTION)         # discount of the returns: the paper's A_t sums the KL to T undiscounted
     group_size: int = rule(1, POSITIVE)        # samples per prompt: 1 in the paper's REINFORCE++
     loss_aggregation: str = rule("token", LOSS_AGGREGATION)  # PPO's token mean, as the paper keeps PPO's loss
+    loss: LossOptions = field(default_factory=LossOptions)
 
 
 @dataclass

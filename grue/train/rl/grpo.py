@@ -23,6 +23,7 @@ from grue.train.rl.rollout import Episodes
 
 
 class GRPOTrainer(CriticFreeTrainer):
+    config_group = "grpo"  # its settings, and its loss options (grpo.loss)
     def group_size(self) -> int:
         return int(self.cfg.grpo.group_size)
 

@@ -16,7 +16,9 @@ from typing import Optional
 import torch
 
 from grue.train.rl.kl import kl_estimate
-from grue.train.rl.ppo_loss import clipped_surrogate, masked_mean, ratio_diagnostics
+from grue.train.rl.loss_options import (CLIP_TARGETS, clipped_objective, clipped_share, importance_ratio,
+                                        weight_clipped_objective)
+from grue.train.rl.ppo_loss import masked_mean, ratio_diagnostics
 from grue.train.rl.critic_free_config import AGGREGATIONS  # noqa: F401  (the names; weights below)
 
 # How the loss averages its per-token terms (the weight each token of episode i gets, before the
@@ -115,19 +117,35 @@ class WeightedLoss:
 
 def weighted_clipped_loss(new_logp: torch.Tensor, old_logp: torch.Tensor, advantages: torch.Tensor,
                           weights: torch.Tensor, clip_range: float, entropy: torch.Tensor, ent_coef: float,
-                          kl: Optional[torch.Tensor] = None, kl_coef: float = 0.0) -> WeightedLoss:
-    """sum_t w_t [-min(r_t A_t, clip(r_t, 1-eps, 1+eps) A_t) + kl_coef KL_t - ent_coef H_t].
-
-    The PPO-clip surrogate every method here uses (on the first minibatch of an iteration r = 1 and
-    this is plain REINFORCE); `weights` [B, T] are zero off the minibatch's transitions and carry the
-    aggregation (episode_weights). `kl` is a per-token KL in the loss (GRPO's k3), or None."""
+                          kl: Optional[torch.Tensor] = None, kl_coef: float = 0.0, *, clip_high: Optional[float] = None,
+                          ratio_level: str = "token", clip_target: str = "ratio",
+                          valid: Optional[torch.Tensor] = None) -> WeightedLoss:
+    """sum_t w_t [-J_t + kl_coef KL_t - ent_coef H_t], J_t the per-token objective the options choose
+    (grue/train/rl/loss_options.py):
+      clip_target=ratio:  J_t = min(r_t A_t, clip(r_t, 1 - clip_range, 1 + clip_high) A_t)   (PPO-clip; DAPO's
+                          decoupled clip when clip_high != clip_range)
+      clip_target=weight: J_t = sg[clip(r_t, 1 - clip_range, 1 + clip_high)] A_t log pi(y_t)   (CISPO; clip_range
+                          None: no lower bound)
+    with r_t the token ratio, or GSPO's length-normalised sequence ratio with ratio_level=sequence (over
+    `valid`, the episodes' real tokens). clip_high None: clip_range. With the defaults this is the PPO-clip
+    surrogate every method here always used (on the first minibatch of an iteration r = 1 and it is plain
+    REINFORCE); `weights` [B, T] are zero off the minibatch's transitions and carry the aggregation
+    (episode_weights). `kl` is a per-token KL in the loss (GRPO's k3), or None."""
     weights = weights.to(new_logp.dtype)
     selected = (weights != 0).to(new_logp.dtype)
-    ratio, log_ratio, surrogate = clipped_surrogate(new_logp, old_logp, advantages, clip_range)
-    policy = -(surrogate * weights).sum()
+    high = clip_range if clip_high is None else clip_high
+    ratio, log_ratio = importance_ratio(new_logp, old_logp, selected if valid is None else valid, ratio_level)
+    if clip_target == "weight":
+        objective = weight_clipped_objective(ratio, advantages, new_logp, clip_range, high)
+    elif clip_target == "ratio":
+        objective = clipped_objective(ratio, advantages, clip_range, high)
+    else:
+        raise ValueError(f"unknown clip target {clip_target!r}: one of {', '.join(CLIP_TARGETS)}")
+    policy = -(objective * weights).sum()
     kl_term = (kl * weights).sum() if kl is not None else torch.zeros((), device=new_logp.device)
     loss = policy + kl_coef * kl_term - ent_coef * (entropy * weights).sum()
-    approx_kl, clip_fraction = ratio_diagnostics(ratio, log_ratio, selected, clip_range)
+    approx_kl, _ = ratio_diagnostics(ratio, log_ratio, selected, high)
+    clip_fraction = clipped_share(ratio, selected, clip_range, high)
     with torch.no_grad():
         entropy_mean = masked_mean(entropy, selected)
     return WeightedLoss(loss, policy, kl_term, entropy_mean, approx_kl, clip_fraction)

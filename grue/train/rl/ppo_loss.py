@@ -38,8 +38,8 @@ class PolicyTerms:
 
 def clipped_surrogate(new_logp: torch.Tensor, old_logp: torch.Tensor, advantages: torch.Tensor,
                       clip_range: float) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """(r, log r, min(r A, clip(r, 1-eps, 1+eps) A)) per token: the clipped objective every PPO-clip
-    method here shares (PPO, NLPO, and the critic-free ones in grue/train/rl/policy_gradient.py)."""
+    """(r, log r, min(r A, clip(r, 1-eps, 1+eps) A)) per token: PPO's and NLPO's clipped objective (the
+    critic-free methods' is grue/train/rl/loss_options.py's, the same at its defaults)."""
     log_ratio = new_logp - old_logp
     ratio = torch.exp(log_ratio)
     surrogate = torch.min(ratio * advantages, torch.clamp(ratio, 1 - clip_range, 1 + clip_range) * advantages)

@@ -21,6 +21,7 @@ from grue.train.rl.rollout import Episodes
 
 
 class RLOOTrainer(CriticFreeTrainer):
+    config_group = "rloo"  # its settings, and its loss options (rloo.loss)
     def single_step(self) -> bool:
         """`rloo.steps=single`: the paper's one unclipped REINFORCE step on each whole rollout."""
         return self.cfg.rloo.get("steps", "ppo") == "single"

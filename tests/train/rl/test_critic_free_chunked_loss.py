@@ -14,6 +14,7 @@ from types import SimpleNamespace
 import pytest
 import torch
 
+from grue.train.rl.critic_free_config import LossOptions
 from grue.policy import logprobs
 from grue.train.rl.critic_free import CriticFreeTrainer
 from grue.train.rl.policy_gradient import k3_kl, weighted_clipped_loss
@@ -65,6 +66,7 @@ def _trainer_stub(policy, clip_range, ent_coef, kl_coef, kl_temperature=None):
     return SimpleNamespace(cfg=SimpleNamespace(ppo=SimpleNamespace(clip_range=clip_range, ent_coef=ent_coef),
                                                kl=SimpleNamespace(temperature=kl_temperature, estimator="k3")),
                            policy=policy, iteration=0, loss_kl_coef=lambda: kl_coef, clip_range=lambda: clip_range,
+                           loss_options=LossOptions, clip_bounds=lambda: (clip_range, clip_range),
                            _backward=lambda loss, share: loss.backward(), _kl_loss_total=0.0, _kl_loss_steps=0)
 
 

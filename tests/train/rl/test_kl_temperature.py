@@ -12,6 +12,7 @@ from types import SimpleNamespace
 import pytest
 import torch
 
+from grue.train.rl.critic_free_config import LossOptions
 from grue.config import config_hash, load_config
 from grue.data.sample import Sample
 from grue.policy.load import frozen_copy
@@ -168,6 +169,7 @@ def test_a_critic_free_loss_compares_with_the_reference_at_the_kl_temperature(ti
     stub = SimpleNamespace(cfg=SimpleNamespace(ppo=SimpleNamespace(clip_range=0.2, ent_coef=0.0),
                                                kl=SimpleNamespace(temperature=setting, estimator="k3")),
                            policy=policy, iteration=0, loss_kl_coef=lambda: kl_coef, clip_range=lambda: 0.2,
+                           loss_options=LossOptions, clip_bounds=lambda: (0.2, 0.2),
                            _backward=lambda loss, share: None, _kl_loss_total=0.0, _kl_loss_steps=0)
     got = CriticFreeTrainer._backward_minibatch(stub, mb, valid.clone(), None).total.item()
 
