@@ -245,6 +245,10 @@ def _check_values(cfg: DictConfig) -> None:
                               f"{gen}.max_new_tokens ({values[gen]['max_new_tokens']})")
     for problem in cross_field_problems(values):  # critic and learned-reward settings that cannot mean anything
         raise ConfigError(problem)
+    from grue.policy.lora_targets import target_problems
+
+    for problem in target_problems(cfg):  # a LoRA layer name the backbone lacks: config, plan and run alike
+        raise ConfigError(problem)
     if values["reward"]["dense"] == "critic":
         from grue.rewards.critic.build import check_critic_settings
 

@@ -25,7 +25,7 @@ def test_settings_that_would_be_ignored_or_refused_later_are_refused_at_load(set
 
 
 def test_the_same_settings_with_what_they_need_load():
-    load_config([*BASE, "model.lora.rank=8", "model.lora.alpha=16", "model.lora.target_modules=[c_attn]"])
+    load_config([*BASE, "model.lora.rank=8", "model.lora.alpha=16", "model.lora.target_modules=[q_proj]"])
     load_config([*BASE, "model.lora.rank=8", "model.lora.critic=lora", "model.value_model=separate"])
     load_config([*BASE, "model.mixed_precision=fp16"])  # device=auto: decided on the machine that runs it
     load_config([*BASE, "model.mixed_precision=bf16", "device=cpu"])
@@ -36,3 +36,14 @@ def test_config_and_plan_refuse_them_in_one_line(command):
     result = CliRunner().invoke(app, [command, *BASE, "model.lora.alpha=16"])
     assert result.exit_code == 2 and "Traceback" not in result.output, result.output
     assert result.output.startswith("error: model.lora.alpha=16.0 without model.lora.rank"), result.output
+
+
+@pytest.mark.parametrize("command", ["config", "plan"])
+def test_config_and_plan_refuse_a_lora_layer_the_backbone_lacks(command):
+    """Checked where the run's preflight checks it (issue 45), without loading the model: the packaged
+    SmolLM2's family is known."""
+    result = CliRunner().invoke(app, [command, "task=imdb", "profile=mini", "algo=ppo", "model.lora.rank=8",
+                                      "model.lora.target_modules=[q_proj,bogus]"])
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    assert result.output.startswith("error: model.lora.target_modules=['q_proj', 'bogus']: bogus names no layer"), \
+        result.output
