@@ -11,6 +11,7 @@ import typer
 from grue.board.render.files import write_text
 from grue.commands.errors import UsageError
 from grue.storage.outputs import refuse_replacing_inputs
+from grue.storage.run_layout import RESULTS
 from grue.storage.writable import check_writable_file
 
 
@@ -46,7 +47,7 @@ def checked_side(spec: str) -> str:
     stands for its run directory."""
     path = Path(spec)
     if spec == "paper" or path.is_dir():
-        if path.is_dir() and next(path.rglob("results.json"), None) is None:
+        if path.is_dir() and next(path.rglob(RESULTS), None) is None:
             raise UsageError(f"{spec} holds no results.json: not a runs directory (finished runs write one)")
         return spec
     if not path.exists():
@@ -68,7 +69,7 @@ def checked_side(spec: str) -> str:
             raise UsageError(f"{spec}: {len(problems)} ill-typed row(s){more}: {'; '.join(problems[:MAX_SHOWN])}; "
                              "export the board again with `grue leaderboard export format=json`")
         return spec
-    if isinstance(doc, dict) and "metrics" in doc and path.name == "results.json":
+    if isinstance(doc, dict) and "metrics" in doc and path.name == RESULTS:
         return str(path.parent)
     raise UsageError(f"{spec} is neither an exported leaderboard.json (no 'rows') nor a run's results.json; "
                      "give a runs directory, a leaderboard.json, or 'paper'")

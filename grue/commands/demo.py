@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Sequence
 
 from grue.run.display import clock, console
+from grue.storage.run_layout import results_file
 
 DEMO_ALGOS = ("zero_shot", "ppo")
 # Measured by the demo itself on 2 idle cores with an empty GRUE_CACHE: done in 7:16 (zero_shot 2:40 of which
@@ -28,7 +29,7 @@ NEXT_COMMANDS = (
 def _headline(run_dir: Path, metric: str, split: str = "test") -> float:
     import json
 
-    return float(json.loads((run_dir / "results.json").read_text())["metrics"][split][metric])
+    return float(json.loads(results_file(run_dir).read_text())["metrics"][split][metric])
 
 
 def _one_seed_block(runs: dict[str, Path]) -> list[str]:

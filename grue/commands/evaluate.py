@@ -10,6 +10,7 @@ from typing import Sequence
 from grue.commands.arguments import split_off
 from grue.commands.errors import UsageError
 from grue.run.display import console
+from grue.storage.run_layout import model_dir, results_file, status_file
 
 SPLITS = ("val", "test")
 # Evaluations go here unless output_dir= says otherwise: beside runs/, never inside it, so a quick check
@@ -41,18 +42,18 @@ def _model_of(model: str) -> tuple[str, str]:
         if path.exists():
             raise UsageError(f"model={model} is a file; give a run directory, a model directory or a hub id")
         return "zero_shot", model
-    if (path / "results.json").exists() or (path / "run.json").exists():
-        if not (path / "model").is_dir():
+    if results_file(path).exists() or status_file(path).exists():
+        if not model_dir(path).is_dir():
             raise UsageError(f"model={model} is a run directory without a model/ (unfinished, or a zero-shot run "
                              "that saves none); evaluate its base model instead, e.g. model=<hub id or dir>")
         try:
-            algo = json.loads((path / "results.json").read_text(encoding="utf-8"))["algo"]
+            algo = json.loads(results_file(path).read_text(encoding="utf-8"))["algo"]
         except (OSError, ValueError, KeyError, TypeError):
             raise UsageError(f"{path / 'results.json'} is missing or unreadable; run the same `grue run` command "
                              f"again to finish the run, or give model={path / 'model'}") from None
-        _check_complete(path / "model", f"model={model}")
-        _check_model_json(path / "model", model)
-        return algo, str(path / "model")
+        _check_complete(model_dir(path), f"model={model}")
+        _check_model_json(model_dir(path), model)
+        return algo, str(model_dir(path))
     if (path / "adapter_config.json").is_file() and not (path / "config.json").exists():
         _check_model_json(path, model)
         return "zero_shot", model  # a LoRA adapter (peft's layout, e.g. a run's model/adapter): merged into its base
@@ -66,7 +67,7 @@ def _model_of(model: str) -> tuple[str, str]:
 
 def _run_defaults(model: str, rest: Sequence[str]) -> list[str]:
     """A run directory's task, profile and seed, for the ones the command line does not set."""
-    results = Path(model) / "results.json"
+    results = results_file(model)
     if not results.is_file():
         return []
     try:
@@ -156,7 +157,7 @@ def eval_command(args: Sequence[str]) -> None:
 
     print_metrics(out.path)
     console.print(f"[green]\\[grue] wrote {out.results}[/]")
-    if (Path(model) / "results.json").is_file():  # a run directory: its model card is written again
+    if results_file(model).is_file():  # a run directory: its model card is written again
         from grue.results.model_card import write_model_cards
 
         for card in write_model_cards(Path(model)):

@@ -25,6 +25,7 @@ from grue.commands.arguments import own_and_config, own_pairs, required, whole_n
 from grue.commands.errors import UsageError, fail, is_user_error, one_line
 from grue.rewards.learned.comparisons import read_comparisons
 from grue.run.display import console
+from grue.storage.run_layout import model_dir, predictions_file, results_file, status_file
 
 label_app = typer.Typer(help="Comparisons for learned rewards: sample queries, label them, train a reward model.",
                         no_args_is_help=True)
@@ -79,10 +80,10 @@ def _samples(cfg: Any, split: str) -> list:
 def _model_ref(model: str) -> str:
     """A run directory's final model, or the reference as given."""
     path = Path(model)
-    if (path / "run.json").exists() or (path / "results.json").exists():
-        if not (path / "model").is_dir():
+    if status_file(path).exists() or results_file(path).exists():
+        if not model_dir(path).is_dir():
             raise UsageError(f"{model} is a run without a final model/ (unfinished or zero-shot)")
-        return str(path / "model")
+        return str(model_dir(path))
     return model
 
 
@@ -254,7 +255,7 @@ def _predictions(run: str, split: str) -> dict[str, str]:
     """id -> generation of a run's (or `grue eval`'s) predictions of a split; every bad line is listed."""
     from grue.storage.inputs import Field, read_records
 
-    path = Path(run) / "predictions" / f"{split}.jsonl"
+    path = predictions_file(run, split)
     if not path.is_file():
         raise UsageError(f"{path} does not exist: give a finished run directory (and split=val|test)")
     rows = read_records(path, (Field("id", (str, int)), Field("generation")), "predictions file")

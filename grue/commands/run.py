@@ -5,6 +5,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from grue.run.display import console
+from grue.storage.run_layout import results_file
 
 
 def run_command(args: Sequence[str], cfg: Any) -> None:
@@ -28,7 +29,7 @@ def print_metrics(path) -> None:
 
     from rich.table import Table
 
-    doc = json.loads((path / "results.json").read_text())
+    doc = json.loads(results_file(path).read_text())
     table = Table(title=f"{doc['task']} / {doc['algo']} / {doc['profile']} / seed {doc['seed']}")
     splits = list(doc["metrics"])
     table.add_column("metric")
