@@ -99,8 +99,16 @@ def run(args: ArgList = PAIRS) -> None:
     Running the same command again resumes or reuses it. `grue config` lists every key.
     """
     from grue.commands.run import run_command
+    from grue.config import load_config
+    from grue.config.read_groups import unread_settings_note
 
-    run_command(args or [], _load(args))
+    # A run's command line is often shared with other algorithms' runs (a shell loop over algo=...): a setting
+    # this algorithm does not read is said once here, not refused (grue config and plan refuse it).
+    cfg = load_config(args or [])
+    note = unread_settings_note(args or [], cfg.algo)
+    if note:
+        typer.secho(f"note: {note}", fg=typer.colors.YELLOW, err=True)
+    run_command(args or [], cfg)
 
 
 @app.command("eval")

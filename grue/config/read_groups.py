@@ -3,9 +3,10 @@
 The schema holds every algorithm's groups (`ppo`, `grpo`, `dpo`, ...), so a config printed in full lists a
 DPO group for a GRPO run, and `algo=ppo grpo.group_size=8` looks set while nothing reads it. A run's groups
 are the ones its hash covers (grue.train.registry.Algorithm.hashed_groups): a setting anywhere else cannot
-change what it does. So a setting of another algorithm's group is refused on the command line, dropped
-where a command line is shared by several algorithms (a sweep's cells, a warm start's first run), and left
-out of what `grue config` prints and a run records (config.yaml, results.json), unless asked for.
+change what it does. So a setting of another algorithm's group is refused by `grue config` and `grue plan`,
+said in a note by `grue run` (whose command line is often shared by a loop over algorithms), dropped where
+one command line feeds several runs (a sweep's cells, a warm start's first run, the demo), and left out of
+what `grue config` prints and a run records (config.yaml, results.json), unless asked for.
 """
 from __future__ import annotations
 
@@ -49,6 +50,17 @@ def unread_problem(key: str, algo: str) -> str | None:
     shown = ", ".join(readers[:6]) + (", ..." if len(readers) > 6 else "")
     return (f"{key}: algo={algo} does not read the {group!r} group ({'it reads ' + ', '.join(own) if own else 'it reads no algorithm group'}), "
             f"so this setting would change nothing; drop it, or choose an algorithm that reads it ({shown})")
+
+
+def unread_settings_note(args: Iterable[str], algo: str) -> str | None:
+    """One line naming the settings a run of `algo` does not read, for a command that runs it anyway."""
+    keys = [arg.split("=", 1)[0].strip() for arg in args if "=" in arg]
+    unread = [key for key in keys if unread_group(key, algo) is not None]
+    if not unread:
+        return None
+    return (f"algo={algo} does not read {', '.join(unread)} (groups it reads: "
+            f"{', '.join(sorted(read_groups(algo) & algorithm_groups())) or 'none of the algorithm groups'}); "
+            "these settings change nothing in this run")
 
 
 def without_unread(args: Iterable[str], algo: str) -> list[str]:

@@ -87,3 +87,11 @@ def test_a_warm_start_drops_the_settings_its_first_run_does_not_read():
     args = _warm_start_args([*MINI, "algo=supervised_ppo", "ppo.total_steps=64", "supervised.epochs=1"], "supervised")
     assert args == [*MINI, "supervised.epochs=1", "algo=supervised"]
     assert without_unread(["ppo.total_steps=64", "seed=1"], "zero_shot") == ["seed=1"]
+
+
+def test_grue_run_says_which_settings_it_does_not_read_and_goes_on():
+    """A run's command line is often shared by a loop over algorithms: a note, not a refusal (the DPO run here
+    then stops at its own preflight, before any asset is built)."""
+    result = CliRunner().invoke(app, ["run", *MINI, "algo=dpo", "ppo.learning_rate=0.5"])
+    assert "note: algo=dpo does not read ppo.learning_rate" in result.output, result.output
+    assert "dpo.comparisons" in result.output and result.exit_code == 2, result.output
