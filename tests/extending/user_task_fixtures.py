@@ -103,6 +103,8 @@ def clean_extensions():
     sys.path[:] = path
     temp = tempfile.gettempdir()
     for name in set(sys.modules) - modules:  # the user's modules, imported from temporary folders
+        if name.split(".")[0] in ("grue", "tasks", "cli"):  # grue's own, even from a checkout under the temp dir
+            continue
         if (getattr(sys.modules[name], "__file__", None) or "").startswith(temp):
             del sys.modules[name]
     metric_registry._BY_NAME.clear()
