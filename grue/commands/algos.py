@@ -55,7 +55,7 @@ def _rows() -> list[dict[str, str]]:
         forms = [form for form in entries if form.method == algo.name]
         rows.append({"algo": algo.name, "label": algo.label,
                      "trains": algo.trains + (" (reward)" if algo.optimises_reward else ""),
-                     "reads": ", ".join(g for g in algo.reads if g not in COMMON_GROUPS) or "—",
+                     "reads": ", ".join(g for g in algo.hashed_groups if g not in COMMON_GROUPS) or "—",
                      "KL": _regulariser(algo),
                      "variants": _variants(algo, forms), "trainer": algo.trainer or "—",
                      "from": "grue" if (algo.trainer or "grue.").startswith("grue.") else "plugin"})
