@@ -37,18 +37,22 @@ def _all_keys(node: Any, prefix: str = "") -> list[str]:
 
 @dataclass(frozen=True)
 class _Keys:
-    """What the schema declares, for checking overrides: leaf keys with their types and rules, all keys."""
+    """What the schema declares, for checking overrides: leaf keys with their types and rules, all keys, and
+    the fields grue fills with a file's digest (FILE_DIGEST: key -> the key naming the file)."""
     schema: type
     fields: dict[str, Any]
     rules: dict[str, Any]
     all: list[str]
+    digests: dict[str, str]
 
 
 @functools.lru_cache(maxsize=8)
 def _keys_of(schema: type) -> _Keys:
-    return _Keys(schema, {key: kind for key, _, kind in schema_fields(schema)},
-                 {key: item.metadata.get(RULE_KEY) for key, item, _ in schema_fields(schema)},
-                 _all_keys(OmegaConf.to_container(OmegaConf.structured(schema))))
+    leaves = list(schema_fields(schema))
+    return _Keys(schema, {key: kind for key, _, kind in leaves},
+                 {key: item.metadata.get(RULE_KEY) for key, item, _ in leaves},
+                 _all_keys(OmegaConf.to_container(OmegaConf.structured(schema))),
+                 {key: item.metadata[FILE_DIGEST] for key, item, _ in leaves if item.metadata.get(FILE_DIGEST)})
 
 
 def _keys() -> _Keys:
@@ -132,7 +136,7 @@ def load_config(args: Iterable[str] = (), base: Mapping[str, Any] | None = None,
     for key in TASK_FILE_KEYS:
         if key in overrides or key in (base or {}):
             raise ConfigError(f"{key}: set from the task itself (task=path/to/task_file), never given by hand")
-    for key, source in _digest_fields().items():  # a hand-typed digest would be overwritten, looking set
+    for key, source in _keys().digests.items():  # a hand-typed digest would be overwritten, looking set
         if key in overrides or key in (base or {}):
             raise ConfigError(f"{key}: grue sets it to the SHA-256 of the file {source} names; never given by hand")
     merged_choices = dict(base or {})
@@ -201,12 +205,6 @@ def _composed(algo: str, choices: Mapping[str, Any], strict: bool) -> tuple[str,
         raise ConfigError(str(err)) from None
 
 
-def _digest_fields() -> dict[str, str]:
-    """Each field marked FILE_DIGEST -> the key naming the file it is the digest of."""
-    return {key: item.metadata[FILE_DIGEST] for key, item, _ in schema_fields(run_schema())
-            if item.metadata.get(FILE_DIGEST)}
-
-
 def _file_digests(cfg: DictConfig) -> dict[str, Any]:
     """Every field marked FILE_DIGEST, set to the SHA-256 of the file its source key names (None while that
     key is unset or names no file: the source's own rule says so)."""
@@ -214,10 +212,7 @@ def _file_digests(cfg: DictConfig) -> dict[str, Any]:
     import os
 
     layer: dict[str, Any] = {}
-    for key, item, _ in schema_fields(run_schema()):
-        source = item.metadata.get(FILE_DIGEST)
-        if not source:
-            continue
+    for key, source in _keys().digests.items():
         path = OmegaConf.select(cfg, source)
         digest = hashlib.sha256(open(path, "rb").read()).hexdigest() if path and os.path.isfile(path) else None
         *groups, leaf = key.split(".")

@@ -17,10 +17,10 @@ names it.
 from __future__ import annotations
 
 import difflib
-import importlib
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Optional
 
+from grue.lazy_builtins import builtin_registration
 from grue.metrics.base import MetricContext, MetricInputs, MetricUnavailable, MetricValue, Scorer
 from grue.metrics.text import clear_text_caches
 
@@ -159,14 +159,7 @@ def _entry(name: str) -> Optional[_Entry]:
     """The registration of a metric, importing its built-in module the first time; None for an unknown name."""
     if name in _BY_NAME:
         return _BY_NAME[name]
-    home = _HOME.get(name)
-    if home is None:
-        return None
-    if name not in _BUILTIN_LOADED:
-        importlib.import_module(home)
-    if name not in _BUILTIN_LOADED:  # BUILTIN promised a name its module does not register: grue's bug
-        raise RuntimeError(f"{home} registers no metric {name!r}, though grue.metrics.registry.BUILTIN says so")
-    return _BUILTIN_LOADED[name]
+    return builtin_registration(name, _HOME, _BUILTIN_LOADED, "metric", "grue.metrics.registry.BUILTIN")
 
 
 def known_metrics() -> list[str]:

@@ -17,11 +17,11 @@ a config names it.
 from __future__ import annotations
 
 import difflib
-import importlib
 from pathlib import Path
 from typing import Any, Callable, Optional, Protocol, Sequence
 
 from grue.data.sample import Sample
+from grue.lazy_builtins import builtin_registration
 
 
 class Reward(Protocol):
@@ -86,14 +86,7 @@ def _registered(name: str) -> RewardFactory | None:
     """A plugin's reward, else a built-in one (its module imported the first time), else None."""
     if name in _FACTORIES:
         return _FACTORIES[name]
-    home = _HOME.get(name)
-    if home is None:
-        return None
-    if name not in _BUILTIN_LOADED:
-        importlib.import_module(home)
-    if name not in _BUILTIN_LOADED:  # BUILTIN promised a name its module does not register: grue's bug
-        raise RuntimeError(f"{home} registers no reward {name!r}, though grue.rewards.registry.BUILTIN says so")
-    return _BUILTIN_LOADED[name]
+    return builtin_registration(name, _HOME, _BUILTIN_LOADED, "reward", "grue.rewards.registry.BUILTIN")
 
 
 def _factory(name: str) -> RewardFactory | None:
