@@ -28,18 +28,42 @@ def is_packaged(ref: str) -> bool:
     return ref.startswith(PACKAGED_PREFIX)
 
 
+def _hub_cache_dirs() -> list[Path]:
+    """Every place the hub cache may be, in huggingface_hub's order of precedence."""
+    home = os.path.expanduser("~")
+    hf_home = os.environ.get("HF_HOME") or os.path.join(os.environ.get("XDG_CACHE_HOME") or
+                                                        os.path.join(home, ".cache"), "huggingface")
+    places = [os.environ.get("HF_HUB_CACHE"), os.environ.get("HUGGINGFACE_HUB_CACHE"), os.path.join(hf_home, "hub"),
+              os.path.join(home, ".cache", "huggingface", "hub")]
+    return [Path(p) for p in places if p]
+
+
+def surely_not_cached(ref: str, repo_type: str) -> bool:
+    """True when no hub cache holds a folder for `ref` (`models--org--name`), so the cache lookup can be
+    skipped without importing huggingface_hub (~60 ms of `grue tasks`); when a folder exists the hub
+    library decides, since only it knows whether the snapshot in it is complete."""
+    folder = f"{repo_type}s--{ref.replace('/', '--')}"
+    return not any((place / folder).exists() for place in _hub_cache_dirs())
+
+
+def _offline() -> bool:
+    return os.environ.get("HF_HUB_OFFLINE", "0") not in ("0", "", "false", "False")
+
+
 def _hub_snapshot(ref: str, repo_type: str, allow_patterns: list[str] | None, task: str | None,
                  revision: str | None = None) -> Path:
+    kind = "dataset" if repo_type == "dataset" else "model"
+    if _offline() and surely_not_cached(ref, repo_type):
+        raise AssetMissing(ref, kind, "not in the hub cache and HF_HUB_OFFLINE is set", task)
     from huggingface_hub import snapshot_download
 
-    kind = "dataset" if repo_type == "dataset" else "model"
     cache_dir = os.environ.get("HF_HUB_CACHE")  # read per call: a job may point it at a pre-fetched cache
     try:  # the cache first: compute nodes are often offline on purpose
         return Path(snapshot_download(ref, repo_type=repo_type, allow_patterns=allow_patterns, cache_dir=cache_dir,
                                       revision=revision, local_files_only=True))
     except Exception:  # noqa: BLE001 - any cache miss falls through to the network attempt
         pass
-    if os.environ.get("HF_HUB_OFFLINE", "0") not in ("0", "", "false", "False"):
+    if _offline():
         raise AssetMissing(ref, kind, "not in the hub cache and HF_HUB_OFFLINE is set", task)
     try:
         return Path(snapshot_download(ref, repo_type=repo_type, allow_patterns=allow_patterns, cache_dir=cache_dir,

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Sequence, TypeVar
 
-import numpy as np
-
 T = TypeVar("T")
 
 
 def seeded_order(n: int, seed: int) -> list[int]:
     """The permutation `datasets.Dataset.shuffle(seed=...)` uses: numpy's default_rng(seed)."""
+    import numpy as np  # here, not at the top: `grue tasks` reaches this module and need not pay for numpy
+
     return np.random.default_rng(seed).permutation(n).tolist()
 
 

@@ -73,3 +73,14 @@ def test_the_leaderboard_help_names_the_boards_own_choices():
     from grue.commands.leaderboard import EXPORT_HELP
 
     assert f"format={'|'.join(FORMATS)} " in EXPORT_HELP and f"rewards={'|'.join(STRATEGIES)} " in EXPORT_HELP
+
+
+def test_tasks_with_an_empty_hub_cache_loads_neither_the_hub_library_nor_numpy(tmp_path, monkeypatch):
+    """`grue tasks` asks of every hub asset whether it is cached; with no folder for it in any hub cache the
+    answer is "no" without importing huggingface_hub (~60 ms), and the task modules reach numpy only when
+    they split data (~100 ms)."""
+    for name in ("HF_HUB_CACHE", "HF_HOME", "XDG_CACHE_HOME"):
+        monkeypatch.setenv(name, str(tmp_path / name.lower()))
+    monkeypatch.delenv("HUGGINGFACE_HUB_CACHE", raising=False)
+    loaded = imported_by(["tasks"], tmp_path)
+    assert "huggingface_hub" not in loaded and "numpy" not in loaded, sorted(loaded & {"huggingface_hub", "numpy"})
