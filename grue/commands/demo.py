@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from grue.run.display import clock, console
+from grue.runtime.console import clock, console
 from grue.storage.run_layout import results_file
 
 DEMO_ALGOS = ("zero_shot", "ppo")

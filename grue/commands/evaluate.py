@@ -9,7 +9,7 @@ from typing import Sequence
 
 from grue.commands.arguments import split_off
 from grue.commands.errors import UsageError
-from grue.run.display import console
+from grue.runtime.console import console
 from grue.storage.run_layout import model_dir, results_file, status_file
 
 SPLITS = ("val", "test")

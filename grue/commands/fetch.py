@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from grue.commands.errors import UsageError
-from grue.run.display import console
+from grue.runtime.console import console
 
 
 def fetch_command(cfg: Any) -> None:

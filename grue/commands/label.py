@@ -24,7 +24,7 @@ import typer
 from grue.commands.arguments import own_and_config, own_pairs, required, whole_number
 from grue.commands.errors import UsageError, fail, is_user_error, one_line
 from grue.rewards.learned.comparisons import read_comparisons
-from grue.run.display import console
+from grue.runtime.console import console
 from grue.storage.run_layout import model_dir, predictions_file, results_file, status_file
 
 label_app = typer.Typer(help="Comparisons for learned rewards: sample queries, label them, train a reward model.",

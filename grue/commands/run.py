@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
-from grue.run.display import console
+from grue.runtime.console import console
 from grue.storage.run_layout import results_file
 
 

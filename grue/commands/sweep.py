@@ -14,7 +14,7 @@ from typing import Optional
 import typer
 
 from grue.commands.errors import fail
-from grue.run.display import console
+from grue.runtime.console import console
 
 LAUNCHERS = ("local", "slurm", "submitit-local")
 

@@ -1,2 +1,2 @@
 """One run from start to results.json: runner, run directory, checkpoints, preflight checks,
-evaluation on a split, and the live progress display."""
+evaluation on a split."""

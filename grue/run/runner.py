@@ -11,7 +11,7 @@ from omegaconf import DictConfig
 
 from grue.train.checkpoint import latest_step, save_checkpoint, save_sharded_checkpoint
 from grue.config import config_hash, load_config, to_yaml
-from grue.run.display import console, progress_bar
+from grue.runtime.console import console, progress_bar
 from grue.run.evaluate import build_task_scorers, evaluate_split
 from grue.storage.atomic import append_jsonl, atomic_write_jsonl
 from grue.results.cost import cost_fields

@@ -135,7 +135,7 @@ def load_latest(root: Path) -> Optional[dict[str, Any]]:
         except Exception as err:  # noqa: BLE001 - any unreadable checkpoint is skipped, loudly
             from rich.markup import escape
 
-            from grue.run.display import console
+            from grue.runtime.console import console
 
             why = str(err).splitlines()[0].split(". ")[0][:200] if str(err) else type(err).__name__
             console.print(f"[yellow]\\[grue] warning: checkpoint {escape(str(path))} is unreadable ({escape(why)}); "

@@ -1,5 +1,5 @@
 """Query sampling's progress: a running count, said once as it passes each tenth of the total."""
-from grue.run.display import tenths
+from grue.runtime.console import tenths
 
 
 def test_tenths_says_the_first_count_past_each_tenth_and_the_end():

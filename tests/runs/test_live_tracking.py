@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from grue.run.display import rl_status
+from grue.train.rl.status_line import rl_status
 from grue.run.tracking import fixed_sample, markdown_table, write_sample_log
 from tiny_ppo import run_tiny_ppo
 

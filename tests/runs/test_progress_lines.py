@@ -1,8 +1,8 @@
 """Progress in a piped log: plain lines with elapsed time, never a bar cut at the console's width."""
 from __future__ import annotations
 
-from grue.run import display
-from grue.run.display import LineBar, clock
+from grue.runtime import console as display
+from grue.runtime.console import LineBar, clock
 
 
 class FakeClock:

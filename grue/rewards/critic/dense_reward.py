@@ -111,7 +111,7 @@ class DenseCriticReward:
         self.failed_total += failed
         if not failed:
             return
-        from grue.run.display import console
+        from grue.runtime.console import console
 
         share = self.failed_total / self.judged_total
         last = getattr(self.critic, "last_error", None) or "no answer"

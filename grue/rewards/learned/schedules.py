@@ -38,7 +38,7 @@ from grue.rewards.learned.queries import extend_queries, query_samples
 from grue.rewards.learned.reward import LearnedReward
 from grue.rewards.learned.rng import isolated_rng
 from grue.rewards.learned.training import TrainingSettings, fit_reward_model
-from grue.run.display import tenths
+from grue.runtime.console import tenths
 
 LABELS_FILE = Path("labels") / "comparisons.jsonl"
 MODELS_DIR = Path("reward_model")

@@ -21,7 +21,7 @@ from typing import Any, Callable, Optional, Sequence
 import torch
 
 from grue.policy.masking import action_log_probs
-from grue.run.display import tenths
+from grue.runtime.console import tenths
 from grue.runtime.distributed import average_gradients, contiguous_shard, global_sum, world_of
 from grue.train.checkpoint import load_trainable_state, trainable_state
 from grue.train.offline.dpo_loss import choice_stats, dpo_loss

@@ -18,7 +18,7 @@ def _last_val_metrics(run: RunServices) -> Any:
 def train_rl(run: RunServices, trainer_class: Any, policy: Any, splits: dict, scorers: Any) -> Trained:
     from grue.policy.load import build_value, reference_model
     from grue.rewards.learned.schedules import build_run_reward
-    from grue.run.display import rl_status
+    from grue.train.rl.status_line import rl_status
     from grue.run.tracking import headline_metric, track_evaluation
 
     cfg = run.cfg

@@ -1,4 +1,6 @@
-"""The live progress display of a run: one bar, with the numbers a researcher watches.
+"""The console of every command and the live progress of long work: one bar, with the numbers a researcher
+watches. It sits in the runtime layer so that assets, rewards, training and commands all print through it
+without reaching up into the run layer.
 
 On a terminal it is a rich progress bar. Piped into a log (nohup, a scheduler, CI) a bar would print
 nothing until it finishes and then one line cut at the console's width, so there it is plain lines
@@ -92,16 +94,6 @@ class LineBar:
 
     def finish(self) -> None:
         self._print(self.line().replace(f"{self.done}/{self.total}, ", f"{self.done}/{self.total} done, ", 1))
-
-
-def rl_status(stats: dict, last_val: dict | None, headline: str | None = None) -> str:
-    """The RL bar's numbers; `headline` is the metric of the last evaluation shown (the task's first, when
-    the last evaluation lacks it)."""
-    text = (f"reward {stats['reward_mean']:.3f}  KL {stats['kl']:.3f}  beta {stats['next_kl_coef']:.3g}")
-    if last_val:
-        key = headline if headline in last_val else next(iter(last_val))
-        text += f"  val {key} {last_val[key]:.3f}"
-    return text
 
 
 def tenths(total: int, say: Callable[[str], None], what: str) -> Callable[[int], None]:
