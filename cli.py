@@ -64,17 +64,25 @@ def algos() -> None:
 def config(args: ArgList = PAIRS,
            all_groups: bool = typer.Option(False, "--all-groups",
                                            help="Also print the groups of other algorithms, which this run does not "
-                                                "read.")) -> None:
+                                                "read."),
+           origins: bool = typer.Option(False, "--origins",
+                                        help="Follow each value with a comment saying where it came from: default, "
+                                             "task, inherited task, profile, algorithm preset, variant, command "
+                                             "line.")) -> None:
     """Print the fully resolved config and its hash: grue config [any config key=value].
 
     Every key printed can be set as key=value on grue config, run, eval, score, fetch, demo and sweep. Only
-    the groups the chosen algorithm reads are printed (--all-groups prints the others' too).
+    the groups the chosen algorithm reads are printed (--all-groups prints the others' too). --origins
+    says after each value which layer set it.
     """
+    from grue.commands.config_origins import config_with_origins
     from grue.config import config_hash, to_yaml
 
-    cfg = _load(args)
-    typer.echo(to_yaml(cfg, every_group=all_groups).rstrip())
+    cfg, annotated, note = config_with_origins(args or [], all_groups)
+    typer.echo(annotated if origins else to_yaml(cfg, every_group=all_groups).rstrip())
     typer.echo(f"# config_hash: {config_hash(cfg)}")
+    if note:
+        typer.secho(note, fg=typer.colors.YELLOW, err=True)
     from grue.commands.algos import regulariser_line
 
     typer.echo(regulariser_line(cfg))
@@ -104,10 +112,15 @@ def run(args: ArgList = PAIRS) -> None:
 
     # A run's command line is often shared with other algorithms' runs (a shell loop over algo=...): a setting
     # this algorithm does not read is said once here, not refused (grue config and plan refuse it).
+    from grue.commands.config_origins import inherit_note_of
+
     cfg = load_config(args or [])
     note = unread_settings_note(args or [], cfg.algo)
     if note:
         typer.secho(f"note: {note}", fg=typer.colors.YELLOW, err=True)
+    inherited = inherit_note_of(args or [], cfg)
+    if inherited:
+        typer.secho(inherited, fg=typer.colors.YELLOW, err=True)
     run_command(args or [], cfg)
 
 

@@ -122,13 +122,14 @@ def check_layer(layer: Mapping[str, Any], where: str) -> None:
 
 
 def load_config(args: Iterable[str] = (), base: Mapping[str, Any] | None = None, *,
-                refuse_unread: bool = False) -> DictConfig:
+                refuse_unread: bool = False, trace: Any = None) -> DictConfig:
     """Build the resolved, read-only config for `key=value` args (the CLI's and the tests' entry).
 
     `refuse_unread`: a setting of a group the algorithm does not read is refused (grue/config/read_groups.py).
     The CLI asks for it where the user typed the settings for this one run; a caller that shares one list of
     settings between algorithms (a study script, a test's fixture) leaves it off, and such settings are then
-    not read, as for a sweep's cells."""
+    not read, as for a sweep's cells. `trace` (a grue.config.provenance.Trace) is handed each layer merged,
+    with where it came from, for `grue config --origins`; it changes nothing merged."""
     from grue.task_files.discover import looks_like_task_file
     from tasks import task_from_choice  # late import: tasks import grue modules
 
@@ -156,30 +157,59 @@ def load_config(args: Iterable[str] = (), base: Mapping[str, Any] | None = None,
     overrides.pop("task", None)
     where = task.origin or f"tasks/{task_name}.py"
 
+    def merge(cfg: DictConfig, layer: Any, where: str, origin: str | None = None, traced: Any = None) -> DictConfig:
+        if trace is not None:  # provenance only: what is merged is `layer`, whatever is traced
+            trace.add(origin or where, layer if traced is None else traced)
+        return _merge(cfg, layer, where)
+
+    from grue.config import provenance as pv
+
+    mix_label, base_label, profile_label = pv.task_labels(task, profile)
+    given = {**(base or {}), **overrides}
     cfg = schema_config()
-    cfg = _merge(cfg, {"task": task_name, "algo": algo, "profile": profile}, "the command line")
-    cfg = _merge(cfg, {"eval": {"metrics": list(task.metrics)}}, f"task {task_name}")
-    cfg = _merge(cfg, task.base, f"{where} (base)")
-    cfg = _merge(cfg, task.profiles.get(profile, {}), f"{where} (profile {profile})")
+    cfg = merge(cfg, {"task": task_name, "algo": algo, "profile": profile}, "the command line", pv.COMMAND_LINE,
+                {k: v for k, v in merged_choices.items() if k in ("task", "algo", "profile")})
+    cfg = merge(cfg, {"eval": {"metrics": list(task.metrics)}}, f"task {task_name}", mix_label)
+    cfg = merge(cfg, task.base, f"{where} (base)", base_label)
+    cfg = merge(cfg, task.profiles.get(profile, {}), f"{where} (profile {profile})", profile_label)
     from grue.train.registry import get_algorithm
 
+    presets = pv.preset_labels(task, algo, profile)
     for layer in get_algorithm(algo).task_preset(task.algos.get(profile, {}), profile):
-        cfg = _merge(cfg, layer, f"{where} ({profile}/{algo})")
+        cfg = merge(cfg, layer, f"{where} ({profile}/{algo})", pv.label_of(layer, presets, f"{profile}/{algo} preset"))
     if base:
-        cfg = _merge(cfg, OmegaConf.from_dotlist([f"{k}={v}" for k, v in base.items() if k != "task"]), "the caller")
+        cfg = merge(cfg, OmegaConf.from_dotlist([f"{k}={v}" for k, v in base.items() if k != "task"]), "the caller",
+                    "the caller (a sweep cell or a warm start)")
     dotlist = [f"{k}={v}" for k, v in overrides.items()]
-    cfg = _merge(cfg, OmegaConf.from_dotlist(dotlist), "the command line")
-    cfg = _merge(cfg, {"algo": algo, **variants}, "the command line (its variants folded into algo)")
+    cfg = merge(cfg, OmegaConf.from_dotlist(dotlist), "the command line", pv.COMMAND_LINE)
+    cfg = merge(cfg, {"algo": algo, **variants}, "the command line (its variants folded into algo)",
+                f"variant (algo={merged_choices.get('algo', RunConfig.algo)} with init=/mask= folded in)",
+                _variant_trace(algo, variants, merged_choices, given))
     # A file task's identity is its file's content, whatever the command line says (grue/config/identity.py).
-    cfg = _merge(cfg, {"task_file": task.origin or None, "task_sha256": task.file_sha256}, where)
-    cfg = _merge(cfg, _file_digests(cfg), "the files it names")
+    file_task = {"task_file": task.origin or None, "task_sha256": task.file_sha256}
+    cfg = merge(cfg, file_task, where, "grue (the task file and its content's digest)", file_task if task.origin else {})
+    digests = _file_digests(cfg)
+    cfg = merge(cfg, digests, "the files it names", "grue (the digest of the file it names)",
+                {k: v for k, v in pv.leaves(digests).items() if v is not None})
     _check_values(cfg)
     if cfg.shard is None and cfg.accelerate is not None:  # a sharding preset shards without shard= too
         from grue.runtime.accelerate_configs import SHARD_MODES
 
         cfg.shard = SHARD_MODES.get(cfg.accelerate)
+        if trace is not None:
+            trace.add(f"accelerate={cfg.accelerate} (its sharding)", {"shard": cfg.shard})
     OmegaConf.set_readonly(cfg, True)
     return cfg
+
+
+def _variant_trace(algo: str, variants: Mapping[str, Any], choices: Mapping[str, Any],
+                   given: Mapping[str, Any]) -> dict[str, Any]:
+    """What folding the variants into `algo` set that nobody typed: the registered name when it differs from
+    the name asked for, and the variant keys the name implies (provenance only)."""
+    out = {k: v for k, v in variants.items() if k not in given}
+    if algo != choices.get("algo", RunConfig.algo):
+        out["algo"] = algo
+    return out
 
 
 def _refuse_unread(overrides: Mapping[str, str], algo: str) -> None:
