@@ -7,6 +7,7 @@
     grue run task=imdb algo=nlpo seed=0          train + evaluate one run (resumes when interrupted)
     grue eval task=imdb model=runs/<run>         evaluate any run directory or model reference
     grue score task=imdb predictions=p.jsonl     score generations made elsewhere
+    grue rescore run=runs/<run>                  a finished run scored again with the current metric code
     grue fetch task=imdb                         pre-download a task's models and data (hub access)
     grue leaderboard export format=md            tables from finished runs
     grue compare runs paper                      two result sets side by side, with significance
@@ -151,6 +152,19 @@ def score(args: ArgList = PAIRS,
     from grue.commands.score import score_command
 
     score_command(args or [], allow_partial)
+
+
+@app.command()
+def rescore(args: ArgList = PAIRS) -> None:
+    """Score a finished run's saved generations with the current code of its python: metric files.
+
+    grue rescore run=RUN_DIR [threads=N] [device=cpu]. Writes the run of the current setting (the old run's
+    model, logs and generations, new scores) beside the old one, which keeps its results; refused when a
+    reward or loader file changed (the training would differ: `grue run` makes a new run).
+    """
+    from grue.commands.rescore import rescore_command
+
+    rescore_command(args or [])
 
 
 @app.command()

@@ -15,6 +15,12 @@ def run_command(args: Sequence[str], cfg: Any) -> None:
     from grue.storage.writable import check_writable_dir
 
     check_writable_dir(Path(cfg.output_dir), "output_dir")
+    from grue.config import config_hash
+    from grue.run.code_changes import changed_code_note
+
+    note = changed_code_note(cfg, config_hash(cfg))  # an edited python: file: why this is a new run
+    if note:
+        console.print(f"[yellow]\\[grue] {note}[/]", soft_wrap=True)
     try:
         path = Run(cfg, args).execute()
     except KeyboardInterrupt as err:  # Ctrl-C, or SIGTERM (grue.run.signals): the run.json says interrupted

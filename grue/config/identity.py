@@ -23,8 +23,9 @@ from omegaconf import DictConfig, OmegaConf
 # float rounding, tests/train/test_gradient_checkpointing.py): memory, not a result.
 NON_SEMANTIC_KEYS = ("output_dir", "device", "threads", "num_processes", "accelerate", "shard", "eval.save_every",
                      "task_file", "dpo.save_every", "tracking", "model.gradient_checkpointing")
-# Keys every algorithm reads whatever its groups: a file task's content digest (unset for built-in tasks).
-TASK_IDENTITY_KEYS = ("task_sha256",)
+# Keys every algorithm reads whatever its groups: a file task's content digest (unset for built-in tasks) and
+# the digests of the python: files the run names (unset without any; grue/extend/code_digests.py).
+TASK_IDENTITY_KEYS = ("task_sha256", "code_sha256")
 # Field metadata: left out of the hash while the value is the field's default (fields added after runs
 # existed that read their group).
 HASHED_WHEN_SET = "hashed_when_set"

@@ -137,6 +137,9 @@ def load_config(args: Iterable[str] = (), base: Mapping[str, Any] | None = None,
     for key in TASK_FILE_KEYS:
         if key in overrides or key in (base or {}):
             raise ConfigError(f"{key}: set from the task itself (task=path/to/task_file), never given by hand")
+    if "code_sha256" in overrides or "code_sha256" in (base or {}):
+        raise ConfigError("code_sha256: grue sets it to the SHA-256 of each python: file the run names; "
+                          "never given by hand")
     for key, source in _keys().digests.items():  # a hand-typed digest would be overwritten, looking set
         if key in overrides or key in (base or {}):
             raise ConfigError(f"{key}: grue sets it to the SHA-256 of the file {source} names; never given by hand")
@@ -191,6 +194,9 @@ def load_config(args: Iterable[str] = (), base: Mapping[str, Any] | None = None,
     digests = _file_digests(cfg)
     cfg = merge(cfg, digests, "the files it names", "grue (the digest of the file it names)",
                 {k: v for k, v in pv.leaves(digests).items() if v is not None})
+    code = {"code_sha256": _code_digests(cfg, task)}  # the python: files' content (grue/extend/code_digests.py)
+    cfg = merge(cfg, code, "the python: files it names", "grue (the digests of the python: files it names)",
+                code if code["code_sha256"] else {})
     _check_values(cfg)
     if cfg.shard is None and cfg.accelerate is not None:  # a sharding preset shards without shard= too
         from grue.runtime.accelerate_configs import SHARD_MODES
@@ -233,6 +239,15 @@ def _composed(algo: str, choices: Mapping[str, Any], strict: bool) -> tuple[str,
         return canonical_algorithm(algo, choices, strict)
     except VariantError as err:
         raise ConfigError(str(err)) from None
+
+
+def _code_digests(cfg: DictConfig, task: Any) -> dict[str, str] | None:
+    """The digests of the python: files the run reads (grue/extend/code_digests.py): part of its identity."""
+    from grue.extend.code_digests import code_digests
+    from grue.train.registry import optimises_reward
+
+    values = semantic_config(OmegaConf.to_container(cfg, resolve=True))
+    return code_digests(values, task, optimises_reward(cfg.algo))
 
 
 def _file_digests(cfg: DictConfig) -> dict[str, Any]:

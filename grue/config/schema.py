@@ -359,6 +359,10 @@ class RunConfig:
     task_file: Optional[str] = field(default=None, metadata={RULE_KEY: Registered(_check_task_file), HASHED_WHEN_SET: True})
     task_sha256: Optional[str] = field(default=None, metadata={RULE_KEY: OneOf((), pattern=r"[0-9a-f]{64}"),
                                                                HASHED_WHEN_SET: True})
+    # The SHA-256 of every python: file the run names (reference -> digest; grue/extend/code_digests.py):
+    # hashed, so an edited metric or reward is a new setting. Set by grue, never by hand; None (no python:
+    # code) keeps every other run's hash.
+    code_sha256: Optional[dict[str, str]] = field(default=None, metadata={HASHED_WHEN_SET: True})
     model: ModelConfig = field(default_factory=ModelConfig)
     data: DataConfig = field(default_factory=DataConfig)
     reward: RewardConfig = field(default_factory=RewardConfig)

@@ -100,7 +100,9 @@ def _import(ref: PythonRef, what: str) -> Any:
 
 
 @functools.lru_cache(maxsize=None)
-def _load(text: str, cwd: str, dirs: tuple[Path, ...], what: str) -> Callable:
+def _load(text: str, cwd: str, dirs: tuple[Path, ...], what: str, content: str) -> Callable:
+    """`content`: the digest of a file reference's file, so an edited file is imported again (a module
+    reference is imported once per process, as Python imports it)."""
     ref = parse_ref(text, what)
     module = _import(ref, what)
     fn = getattr(module, ref.attr, None)
@@ -133,7 +135,24 @@ def load_callable(text: str, what: str) -> Callable:
     """The function a reference names, imported and checked once per process (`what`: "reward", "metric")."""
     if _NO_CODE:
         raise ExtensionError(f"{what} {text!r} is not imported: {_NO_CODE[-1]}")
-    return _load(text, os.getcwd(), tuple(_SEARCH_DIRS), what)
+    ref = parse_ref(text, what)
+    content = file_sha256(_find_file(ref, what)) if ref.is_file else ""
+    return _load(text, os.getcwd(), tuple(_SEARCH_DIRS), what, content)
+
+
+def file_sha256(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def source_file(text: str, what: str) -> Path | None:
+    """The file a reference's code is read from: the file it names, or the file of the module it names
+    (imported and checked first); None for a module without a file of its own."""
+    load_callable(text, what)
+    ref = parse_ref(text, what)
+    if ref.is_file:
+        return _find_file(ref, what)
+    file = getattr(sys.modules.get(ref.target), "__file__", None)
+    return Path(file).resolve() if file else None
 
 
 def checked_values(values: Any, n: int, what: str) -> list[float]:

@@ -42,13 +42,16 @@ def scoring_model(cfg: Any, run_dir: RunDir, init_model: str) -> Optional[str]:
     return None
 
 
-def rescore(cfg: Any, run_dir: RunDir, config_hash: str, init_model: str, device: str) -> Optional[Path]:
-    """Rewrite results.json from the saved predictions; None (nothing written) when they cannot stand in."""
+def rescore(cfg: Any, run_dir: RunDir, config_hash: str, init_model: str, device: str,
+            extra: Optional[dict] = None) -> Optional[Path]:
+    """Rewrite results.json from the saved predictions; None (nothing written) when they cannot stand in.
+    `extra`: fields added to the results (`rescored_from`, grue/run/rescore_code.py)."""
     from grue.policy.load import load_policy
     from grue.results.cost import cost_fields
     from grue.results.writer import results_document
     from grue.rewards.learned.schedules import results_fields
     from grue.run.evaluate import build_task_scorers, score_generations
+    from grue.storage.atomic import atomic_write_jsonl
     from tasks import get_task
 
     started = time.time()
@@ -62,10 +65,17 @@ def rescore(cfg: Any, run_dir: RunDir, config_hash: str, init_model: str, device
         return None
     policy = load_policy(cfg, model, device)  # perplexity is scored under the model that generated
     scorers = build_task_scorers(cfg, policy, device)
-    metrics = {split: score_generations(scorers, splits[split], generations[split]).metrics for split in SPLITS}
+    scored = {split: score_generations(scorers, splits[split], generations[split]) for split in SPLITS}
+    for split, evaluation in scored.items():  # each line keeps what it recorded (a stop string's cut), new scores
+        rows = read_jsonl(run_dir.predictions(split))
+        fresh = [{**row, "scores": new["scores"]} for row, new in zip(rows, evaluation.predictions)]
+        if fresh != rows:
+            atomic_write_jsonl(run_dir.predictions(split), fresh)
+    metrics = {split: evaluation.metrics for split, evaluation in scored.items()}
     doc = results_document(cfg, task, config_hash, init_model, metrics, {split: len(splits[split]) for split in SPLITS},
                            scorers, time.time() - started, data=splits)
     doc.update(results_fields(run_dir.path))  # what the run's own files add (a label schedule's records)
     doc.update(cost_fields(run_dir.path))      # and what it spent (its logs)
+    doc.update(extra or {})
     run_dir.finish(doc)
     return run_dir.path
