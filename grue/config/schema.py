@@ -15,6 +15,7 @@ from typing import Any, Iterable, Optional
 from grue.config.constraints import (FINITE, FRACTION, NON_NEGATIVE, POSITIVE, PROBABILITY, RULE_KEY, OneOf,
                                      Range, Registered, Rule)
 from grue.config.identity import HASHED_WHEN_SET
+from grue.policy.stop_strings import NonEmptyTexts
 from grue.results.schema import PROFILES
 
 
@@ -113,6 +114,10 @@ class GenerationConfig:
     # Rows one decode batch may hold (grue decoder); 0: as many as a memory budget allows. Samples do not
     # depend on it.
     max_batch_rows: int = field(default=0, metadata={RULE_KEY: NON_NEGATIVE, HASHED_WHEN_SET: True})
+    # Texts a generation ends at: cut before the first of them before any metric or reward reads it, and in
+    # RL rollouts no token after it is an action (grue/policy/stop_strings.py). None: no stop string;
+    # rollout.stop None follows generation.stop. Added after runs existed.
+    stop: Optional[list[str]] = field(default=None, metadata={RULE_KEY: NonEmptyTexts(), HASHED_WHEN_SET: True})
 
 
 def added(default: Any, check: Optional[Rule] = None) -> Any:

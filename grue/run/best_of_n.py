@@ -27,13 +27,15 @@ def pick_best(scores: Sequence[Sequence[float]]) -> list[int]:
 
 class BestOfN:
     def __init__(self, sampling: Any, reward: Callable[[Sequence[Sample], Sequence[str]], list[float]], n: int,
-                 batch_size: int, seed: int = 0) -> None:
+                 batch_size: int, seed: int = 0, stops: Sequence[str] = ()) -> None:
         self.sampling, self.reward, self.n, self.batch_size, self.seed = sampling, reward, n, batch_size, seed
+        self.stops = tuple(stops)  # each candidate is cut at its first stop string before the reward reads it
 
     def candidates(self, policy: Any, samples: Sequence[Sample],
                    progress: Optional[Callable[[int], None]] = None) -> tuple[list[list[str]], int]:
         """n generations per sample (round by round) and the tokens generated for them."""
         from grue.policy.sampling import episode_keys
+        from grue.policy.stop_strings import cut_all
 
         base = int(torch.randint(0, 2 ** 62, (1,)).item())  # generate()'s noise: from the evaluation's seeded stream
         out: list[list[str]] = [[] for _ in samples]
@@ -45,8 +47,8 @@ class BestOfN:
                 keys = episode_keys(("best_of_n", self.seed, round_), [s.id for s in chunk])
                 episodes = policy.sample(policy.encode([s.prompt for s in chunk]), self.sampling, keys=keys)
                 tokens += int(episodes.valid.sum().item())
-                for i, text in enumerate(policy.decode(episodes.actions, episodes.valid)):
-                    out[start + i].append(text)
+                for i, one in enumerate(cut_all(policy.decode(episodes.actions, episodes.valid), self.stops)):
+                    out[start + i].append(one.text)
                 if progress is not None and round_ == self.n - 1:
                     progress(len(chunk))
         return out, tokens
@@ -67,7 +69,9 @@ class BestOfN:
 
 def best_of_n_decoder(run: Any, policy: Any) -> BestOfN:
     """The run's best-of-n decoding (the registry's `evaluation` hook): its reward is built once."""
+    from grue.policy.stop_strings import rollout_stops
     from grue.rewards.registry import build_reward
 
     cfg = run.cfg
-    return BestOfN(cfg.rollout, build_reward(cfg, run.dir.path), cfg.best_of_n.n, cfg.eval.batch_size, int(cfg.seed))
+    return BestOfN(cfg.rollout, build_reward(cfg, run.dir.path), cfg.best_of_n.n, cfg.eval.batch_size, int(cfg.seed),
+                   rollout_stops(cfg))

@@ -10,6 +10,7 @@ from grue.data.sample import Sample
 from grue.metrics.base import MetricContext, MetricInputs
 from grue.metrics.registry import ScorerSet, build_scorers
 from grue.policy.base import valid_actions
+from grue.policy.stop_strings import Cut, cut_all, eval_stops, prediction_fields
 from grue.rewards.learned.model import is_reward_model_dir
 
 
@@ -102,13 +103,16 @@ def evaluate_split(cfg: Any, policy: Any, scorers: ScorerSet | None, samples: Se
         tokens = int(global_sum([tokens], world)[0])
     if scorers is None:
         return SplitEvaluation({}, [], tokens)
-    evaluation = score_generations(scorers, samples, generations)
+    cuts = cut_all(generations, eval_stops(cfg)) if eval_stops(cfg) else None  # before any metric reads a text
+    evaluation = score_generations(scorers, samples, [c.text for c in cuts] if cuts else generations, cuts)
     evaluation.generated_tokens = tokens
     return evaluation
 
 
-def score_generations(scorers: ScorerSet, samples: Sequence[Sample], generations: Sequence[str]) -> SplitEvaluation:
-    """Every metric of the mix on all generations at once, plus the per-sample prediction records."""
+def score_generations(scorers: ScorerSet, samples: Sequence[Sample], generations: Sequence[str],
+                      cuts: Sequence[Cut] | None = None) -> SplitEvaluation:
+    """Every metric of the mix on all generations at once, plus the per-sample prediction records; `cuts`
+    (a run with stop strings): where each generation was cut, recorded beside it."""
     if len(generations) != len(samples):
         raise ValueError(f"{len(generations)} generations for {len(samples)} samples")
     inputs = MetricInputs(prompts=[s.prompt for s in samples], generations=list(generations),
@@ -118,5 +122,6 @@ def score_generations(scorers: ScorerSet, samples: Sequence[Sample], generations
     for i, (sample, generation) in enumerate(zip(samples, generations)):
         scores = {name: v.per_sample[i] for name, v in values.items() if v.per_sample is not None}
         predictions.append({"id": sample.id, "prompt": sample.prompt, "generation": generation,
+                            **(prediction_fields(cuts[i]) if cuts is not None else {}),
                             "references": list(sample.references), "scores": scores})
     return SplitEvaluation({name: float(v.corpus) for name, v in values.items()}, predictions)

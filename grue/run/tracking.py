@@ -113,6 +113,7 @@ def sample_rows(cfg: Any, policy: Any, ref_model: Any, reward_fn: Any, samples: 
     each generation's reward and summed log-ratio to the reference."""
     import torch
 
+    from grue.policy.stop_strings import cut_all, mask_after_stop, rollout_stops
     from grue.train.rl.kl_temperature import kl_log_probs
 
     cpu_state = torch.get_rng_state()
@@ -122,7 +123,8 @@ def sample_rows(cfg: Any, policy: Any, ref_model: Any, reward_fn: Any, samples: 
         with torch.no_grad():
             prompts = policy.encode([s.prompt for s in samples])
             rollout = policy.sample(prompts, cfg.rollout, make_processors(prompts) if make_processors else ())
-            generations = policy.decode(rollout.actions, rollout.valid)
+            rollout = mask_after_stop(rollout, policy.tokenizer, policy.eos_id, rollout_stops(cfg))  # as training
+            generations = [c.text for c in cut_all(policy.decode(rollout.actions, rollout.valid), rollout_stops(cfg))]
             rollout, ref_logp = kl_log_probs(policy, ref_model, rollout, cfg.kl.temperature)  # as training measures it
             kl = ((rollout.raw_logp - ref_logp) * rollout.valid).sum(-1).tolist()
     finally:

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 from cli import app
 from grue.config.constraints import RULE_KEY, OneOf, Range, Registered, schema_fields
 from grue.config.schema import RunConfig
+from grue.policy.stop_strings import NonEmptyTexts
 
 runner = CliRunner()
 
@@ -40,6 +41,8 @@ def _outside(rule: Any, kind: Any) -> list[str]:
         return [str(b) for b in bad] + (["nan", "inf", "-inf"] if kind is float else [])
     if isinstance(rule, (OneOf, Registered)):
         return ["[no_such_name]" if typing.get_origin(kind) is list else "no_such_name"]
+    if isinstance(rule, NonEmptyTexts):
+        return ['[""]', '["x",""]']
     raise AssertionError(f"no out-of-range values known for rule {rule!r}: add them here")
 
 

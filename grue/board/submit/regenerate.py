@@ -73,6 +73,7 @@ def regeneration_problems(seed: Any, cfg: Any, splits: dict[str, Any], model_dir
         return []
     from grue.commands.predictions import read_predictions
     from grue.policy.load import load_policy
+    from grue.policy.stop_strings import cut_all, eval_stops
     from grue.run.evaluate import generate
 
     rng = rng or random.SystemRandom()
@@ -83,7 +84,8 @@ def regeneration_problems(seed: Any, cfg: Any, splits: dict[str, Any], model_dir
         path = predictions_file(seed.path, split)
         claimed = {row["id"]: row["generation"] for row in read_predictions(path, {s.id for s in samples})}
         chosen = [samples[i] for i in pick([s.id for s in samples], k, rng)]
-        texts = generate(policy, chosen, cfg.generation, cfg.eval.batch_size, seed=int(cfg.seed))
+        texts = [c.text for c in cut_all(generate(policy, chosen, cfg.generation, cfg.eval.batch_size,
+                                                  seed=int(cfg.seed)), eval_stops(cfg))]  # as evaluation saved them
         for sample, text in zip(chosen, texts):
             checked += 1
             if text != claimed[sample.id]:

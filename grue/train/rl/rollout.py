@@ -141,11 +141,15 @@ def sample_rollout(policy: Any, samples: Sequence[Sample], gen_cfg: Any, batch_s
 @torch.no_grad()
 def sample_episodes(policy: Any, samples: Sequence[Sample], gen_cfg: Any, batch_size: int, reward_fn: Any,
                     ref_model: Any, make_processors: Any = None, seed: Optional[int] = None,
-                    iteration: Optional[int] = None, kl_temperature: Any = None) -> Episodes:
+                    iteration: Optional[int] = None, kl_temperature: Any = None, stops: Sequence[str] = ()) -> Episodes:
     """Sample one round of episodes (sample_rollout), score them, and compute the reference log-probs,
-    both sides of the KL at `kl_temperature` (kl.temperature: grue/train/rl/kl_temperature.py)."""
+    both sides of the KL at `kl_temperature` (kl.temperature: grue/train/rl/kl_temperature.py). `stops`:
+    each episode ends at its first stop string, in its text and in its actions (grue.policy.stop_strings)."""
+    from grue.policy.stop_strings import cut_all, mask_after_stop
+
     rollout = sample_rollout(policy, samples, gen_cfg, batch_size, make_processors, seed, iteration)
-    generations = policy.decode(rollout.actions, rollout.valid)
+    rollout = mask_after_stop(rollout, policy.tokenizer, policy.eos_id, stops)
+    generations = [c.text for c in cut_all(policy.decode(rollout.actions, rollout.valid), stops)]
     task_reward = torch.tensor(reward_fn(samples, generations), dtype=torch.float32, device=rollout.actions.device)
     rollout, ref_logp = kl_log_probs(policy, ref_model, rollout, kl_temperature)
     token_reward = (reward_fn.token_rewards(samples, generations, task_reward, rollout, policy.tokenizer)

@@ -31,6 +31,7 @@ from grue.errors import GrueUserError
 from grue.train.checkpoint import SHARDS, check_checkpoint_layout, load_trainable_state, trainable_state
 from grue.data.sample import Sample
 from grue.policy.lora import is_lora
+from grue.policy.stop_strings import rollout_stops
 from grue.train.rl.kl import AdaptiveKLController
 from grue.train.rl.ppo_loss import PPOLosses, combined, masked_mean, policy_terms, value_term
 from grue.train.rl.minibatch import MINIBATCHES, minibatch_count
@@ -255,7 +256,7 @@ class RLTrainer:
         return sample_episodes(self.policy, samples, self.cfg.rollout, self.cfg.ppo.rollout_batch_size,
                                self.reward_fn, self.ref_model, self.rollout_processors,
                                seed=int(self.cfg.seed), iteration=self.iteration,
-                               kl_temperature=self.cfg.kl.temperature)
+                               kl_temperature=self.cfg.kl.temperature, stops=rollout_stops(self.cfg))
 
     def advantages(self, episodes: Episodes) -> Experience:
         """Seam 2: PPO's GAE over the KL-penalised rewards with the critic's values."""
