@@ -1,5 +1,6 @@
-"""`grue compare A B`: two result sets side by side, per metric, with significance; `grue compare RUNS --rows A,B`:
-what differs between two rows of one task. Thin wrapper."""
+"""`grue compare A B`: two result sets side by side, per metric, with significance; two run directories on the same
+prompts, paired prompt by prompt (grue/board/paired_runs.py); `grue compare RUNS --rows A,B`: what differs between
+two rows of one task. Thin wrapper."""
 from __future__ import annotations
 
 import json
@@ -110,6 +111,20 @@ def _compare_rows(runs: str, b: Optional[str], rows: str, task: Optional[str], o
         typer.echo(f"wrote {out}")
 
 
+def _compare_runs(a: str, b: str, split: Optional[str], out: Optional[Path]) -> None:
+    """`grue compare RUN_A RUN_B`: two run directories on the same prompts, paired prompt by prompt."""
+    from grue.board.paired_runs import compare_runs, paired_report
+
+    if out is not None:
+        refuse_replacing_inputs(out, [Path(a), Path(b)], "--out")
+        check_writable_file(out, "--out")
+    text = paired_report(compare_runs(a, b, split))
+    typer.echo(text)
+    if out is not None:
+        write_text(out, text)
+        typer.echo(f"wrote {out}")
+
+
 def compare(
     a: str = typer.Argument(..., help="A: a runs directory, an exported leaderboard.json, or 'paper'"),
     b: Optional[str] = typer.Argument(None, help="B: a runs directory, an exported leaderboard.json, or 'paper' "
@@ -118,15 +133,27 @@ def compare(
     task: Optional[str] = typer.Option(None, "--task", help="with --rows: the task whose rows they are (needed "
                                                             "only when both names exist on several tasks)"),
     out: Optional[Path] = typer.Option(None, "--out", help="also write the report (Markdown) and a CSV beside it "
-                                                           "(with --rows: the report only)"),
+                                                           "(with --rows or two runs: the report only)"),
+    split: Optional[str] = typer.Option(None, "--split", help="with two run directories: the one split to pair "
+                                                              "(default: every split both report)"),
 ) -> None:
     """Compare two result sets: per metric the difference, whether it is significant, and which side is better.
     With --rows A,B: what differs between two rows of one task of one runs directory (the settings a referee
     checks before reading their scores side by side).
 
+    Two run directories (each holding its results.json) on the same prompts are compared prompt by prompt: per
+    metric the mean of B - A with its standard error and n, and a one-line verdict (one seed per side suffices).
+
     Examples: grue compare runs paper | grue compare runs-main runs-branch | grue compare old/leaderboard.json runs
-    | grue compare runs --rows ppo,grpo --task imdb
+    | grue compare runs --rows ppo,grpo --task imdb | grue compare runs/tone-mini-zero_shot-seed0-<hash>
+    runs/tone-mini-ppo-seed0-<hash>
     """
+    from grue.board.paired_runs import is_run_dir
+
+    if b is not None and rows is None and is_run_dir(a) and is_run_dir(b):
+        return _compare_runs(a, b, split, out)
+    if split is not None:
+        raise UsageError("--split goes with two run directories (a paired comparison on the same prompts)")
     if rows is not None:
         return _compare_rows(a, b, rows, task, out)
     if task is not None:
