@@ -21,7 +21,7 @@ from grue.board.numbers.questions import answer_questions
 from grue.board.numbers.reference import PAPER, reference_frame
 from grue.board.numbers.scores import entry_scores, fit_pools, seed_scores
 from grue.board.numbers.selection import chosen_entries, report_splits, select
-from grue.board.task_info import ordered_tasks
+from grue.board.task_info import grue_tasks, ordered_tasks
 
 RUNS = "runs"  # the `source` of the user's own rows
 
@@ -62,6 +62,13 @@ class Board:
         return ordered_tasks(self.agg["task"])
 
 
+def holds_grue_task(ours: pd.DataFrame) -> bool:
+    """Whether the paper's rows belong on a board of `ours`: it holds a GRUE task, or no run at all (the
+    paper's own board). A board of a user's tasks alone gets none (issue 47: 270 lines of the paper's rows
+    came before the user's 2)."""
+    return ours.empty or bool(set(ours["task"]) & set(grue_tasks()))
+
+
 def build_board(run_dirs: Sequence[Path], options: BoardOptions | None = None) -> Board:
     """Collect and compute the whole board from run directories."""
     options = options or BoardOptions()
@@ -69,7 +76,8 @@ def build_board(run_dirs: Sequence[Path], options: BoardOptions | None = None) -
     seeds = seed_frame(found.runs)
     ours = aggregate(seeds).assign(source=RUNS)
     frames = [ours]
-    if options.with_paper:
+    paper_rows = options.with_paper and holds_grue_task(ours)
+    if paper_rows:
         frames.append(reference_frame().drop(columns=["main"]))
     agg = pd.concat([f for f in frames if not f.empty], ignore_index=True) if any(not f.empty for f in frames) else ours
     fits = fit_pools(agg, options.normalisation)
@@ -86,8 +94,11 @@ def build_board(run_dirs: Sequence[Path], options: BoardOptions | None = None) -
     if found.setting_keys:
         split_by = "; ".join(f"{task} {algo}: {', '.join(keys)}" for (task, algo, *_), keys in sorted(found.setting_keys.items()))
         notes.append(f"rows are split by setting (one row per config, seeds of one setting only) where runs differ in: {split_by}")
-    if options.with_paper:
+    if paper_rows:
         notes.append(f"rows with source '{PAPER}' are the paper's published numbers, scored in their own pool")
+    elif options.with_paper:
+        notes.append("no paper rows: these runs hold none of GRUE's tasks, so the paper's numbers would compare "
+                     "with nothing here")
     # The CI of an averaged entry would describe one candidate, not the average: only `select` has one.
     intervals = score_intervals(picked) if options.rewards == "select" else {}
     return Board(list(map(Path, run_dirs)), options, found, seeds, agg, entries, fits, splits, selection, overall,

@@ -42,3 +42,21 @@ def metric_order(task: str, metrics: list[str] | set[str]) -> list[str]:
     known = [m for m in reported_metrics(task) if m in present and m not in head]
     rest = sorted(present - set(head) - set(known))
     return head + known + rest
+
+
+PYTHON_PREFIX = "python:"
+
+
+def metric_labels(metrics: list[str]) -> dict[str, str]:
+    """Column titles: a `python:<file>:<function>` metric is titled by its function's name (issue 47:
+    `python:docsum_metric.py:imperative` as a title), unless two metrics of the table share that name;
+    every other metric by its own name."""
+    short = {m: m.rsplit(":", 1)[1] if m.startswith(PYTHON_PREFIX) and m.count(":") >= 2 else m for m in metrics}
+    taken = [short[m] for m in metrics]
+    return {m: short[m] if taken.count(short[m]) == 1 else m for m in metrics}
+
+
+def renamed_note(labels: Mapping[str, str]) -> str:
+    """The note under a table whose titles shortened `python:` references ('' when none was)."""
+    renamed = [f"{label} = {metric}" for metric, label in labels.items() if label != metric]
+    return f"Metrics of the task's own code, by function name: {'; '.join(renamed)}." if renamed else ""

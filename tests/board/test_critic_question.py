@@ -168,7 +168,24 @@ def test_runs_without_recorded_tokens_cannot_answer_it(tmp_path):
     got = questions(tmp_path).loc[f"{QUESTION_ID}_separate"]
     assert got["answer"] == NOT_TESTABLE and got["evidence"] == ""
     assert "needs PPO and a critic-free method" in got["detail"]
-    assert "GRPO (generated tokens not recorded)" in got["detail"]
+    assert "GRPO (generated tokens not recorded for GRPO and PPO" in got["detail"]
+
+
+def test_the_side_that_recorded_no_tokens_is_the_one_named(tmp_path):
+    arm(tmp_path, "ppo", PPO, tokens=None)   # PPO's results file records no cost
+    arm(tmp_path, "grpo", FAR, tokens=1600, grpo={"kl": "reward", "group_size": 4})
+    arm(tmp_path, "rloo", FAR, tokens=None, rloo={"k": 4})
+    detail = questions(tmp_path).loc[f"{QUESTION_ID}_separate"]["detail"]
+    assert "GRPO (1600 tokens; generated tokens not recorded for PPO)" in detail
+    assert "RLOO (generated tokens not recorded for RLOO and PPO)" in detail
+    assert "GRPO (generated tokens not recorded" not in detail
+
+
+def test_a_candidate_without_tokens_is_named_itself(tmp_path):
+    arm(tmp_path, "ppo", PPO, tokens=6144)
+    arm(tmp_path, "grpo", FAR, tokens=None, grpo={"kl": "reward", "group_size": 4})
+    detail = questions(tmp_path).loc[f"{QUESTION_ID}_separate"]["detail"]
+    assert "GRPO (generated tokens not recorded for GRPO)" in detail and "for GRPO and PPO" not in detail
 
 
 def test_runs_without_a_recorded_config_say_the_critic_is_not_recorded(tmp_path):

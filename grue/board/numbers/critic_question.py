@@ -162,11 +162,22 @@ def _side_arm(kind_arms: list[Arm], selected: set[tuple], every: pd.DataFrame) -
     return max(kind_arms, key=lambda a: (_validation_score(every, a), a.variant))
 
 
+def _tokens_reason(arm: Arm, rival: Arm) -> str:
+    """Why the two rows' tokens do not compare: the ratio, or which side (by name) recorded none. Naming
+    the side matters: "GRPO (generated tokens not recorded)" once stood beside a GRPO that had recorded
+    1,600 while PPO's file recorded none (issue 47)."""
+    unrecorded = [a.label for a in (rival, arm) if not math.isfinite(a.tokens)]
+    if not unrecorded:
+        return tokens_ratio_text(rival.tokens, arm.tokens, algo_label(arm.algo))
+    recorded = f"{rival.tokens:.0f} tokens; " if math.isfinite(rival.tokens) else ""
+    return f"{recorded}generated tokens not recorded for {' and '.join(unrecorded)}"
+
+
 def _why_not(arm: Arm, rival: Arm) -> str:
     """Why `rival` is no candidate against `arm` ('' when it is one): every reason, not the first."""
     reasons = []
     if not at_equal_tokens(rival.tokens, arm.tokens):
-        reasons.append(tokens_ratio_text(rival.tokens, arm.tokens, algo_label(arm.algo)))
+        reasons.append(_tokens_reason(arm, rival))
     if NOT_RECORDED not in (arm.regulariser, rival.regulariser) and arm.regulariser != rival.regulariser:
         reasons.append(f"another regulariser: {rival.regulariser}")
     if len(rival.scores) < 2:

@@ -20,7 +20,7 @@ import pandas as pd
 from grue.board.numbers.critic_question import critic_answer, critic_questions, question_id, question_text
 from grue.board.numbers.reference import paper_table2
 from grue.board.numbers.stats import ALPHA, NOT_TESTABLE, Welch, holm, welch
-from grue.board.task_info import algo_label, algo_rank
+from grue.board.task_info import algo_label, algo_rank, grue_tasks
 
 QUESTION_COLUMNS: list[str] = ["profile", "task", "question_id", "question", "answer", "detail", "evidence",
                                "paper_answer"]
@@ -127,12 +127,13 @@ def answer_questions(picked: pd.DataFrame, raw_seeds: pd.DataFrame, every: pd.Da
         raw = raw_seeds[(raw_seeds["profile"] == profile) & (raw_seeds["task"] == task) & (raw_seeds["split"] == split)]
         entries = every[(every["profile"] == profile) & (every["task"] == task)]
         critic = critic_questions(entries, group, raw)
+        paper_task = task in grue_tasks()  # Table 2's questions concern the paper's tasks; the critic's, any task
         tests = [(qid, claim, welch(_values(group, raw, claim.better, claim.measure),
                                     _values(group, raw, claim.worse, claim.measure)))
-                 for qid, _, claims in QUESTIONS for claim in claims]
+                 for qid, _, claims in (QUESTIONS if paper_task else ()) for claim in claims]
         tests += [(question_id(q.kind), c, welch(c.critic.scores, c.rival.scores)) for q in critic for c in q.comparisons]
         adjusted = holm([t.p for _, _, t in tests])  # one family: Table 2's claims and every critic comparison
-        for qid, text, claims in QUESTIONS:
+        for qid, text, claims in QUESTIONS if paper_task else ():
             outcomes = [(c, t, p) for (q, c, t), p in zip(tests, adjusted) if q == qid]
             answer, detail = _answer(outcomes, hack=qid == "reward_hackable")
             rows.append({"profile": profile, "task": task, "question_id": qid, "question": text, "answer": answer,
@@ -146,7 +147,7 @@ def answer_questions(picked: pd.DataFrame, raw_seeds: pd.DataFrame, every: pd.Da
             rows.append({"profile": profile, "task": task, "question_id": qid, "question": question_text(question.kind),
                          "answer": answer, "detail": detail, "evidence": _evidence_text(answer, claims),
                          "paper_answer": None})
-        for qid, text in HUMAN_QUESTIONS:
+        for qid, text in HUMAN_QUESTIONS if paper_task else ():
             rows.append({"profile": profile, "task": task, "question_id": qid, "question": text,
                          "answer": "not answerable", "detail": "needs human ratings, not runs", "evidence": "",
                          "paper_answer": paper.get(qid, {}).get(task)})

@@ -14,8 +14,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
 import pandas as pd  # noqa: E402
 
-from grue.board.metric_info import direction  # noqa: E402
-from grue.board.task_info import algo_colour, naturalness_metrics, task_metrics  # noqa: E402
+from grue.board.metric_info import direction, metric_labels  # noqa: E402
+from grue.board.task_info import algo_colour, grue_tasks, naturalness_metrics, task_metrics  # noqa: E402
 from grue.board.task_info import algo_label, algo_rank  # noqa: E402
 from grue.board.numbers.reward_kl import arm_label  # noqa: E402
 
@@ -82,9 +82,18 @@ def _single_x(ax: plt.Axes, values: pd.Series) -> None:
         ax.set_xlim(x - 1, x + 1)
 
 
+def curve_metrics(task: str, logged: set[str]) -> list[str]:
+    """The validation metrics drawn as curves: Figure 4 draws a GRUE task's first task metric; a task of the
+    user's own has every task metric drawn (its own python: metric was missing from the curves: issue 47);
+    then the naturalness metrics. Only metrics the runs logged."""
+    own = task_metrics(task) if task not in grue_tasks() else task_metrics(task)[:1]
+    return [m for m in dict.fromkeys(own + naturalness_metrics(task)) if m in logged]
+
+
 def curves_figure(train: pd.DataFrame, evals: pd.DataFrame, task: str) -> bytes | None:
     """Figure 4 style: episodic reward vs tokens, then validation metrics vs iteration (mean ± 1 std)."""
-    metrics = [m for m in task_metrics(task)[:1] + naturalness_metrics(task) if m in set(evals.get("metric", []))]
+    metrics = curve_metrics(task, set(evals.get("metric", [])))
+    titles = metric_labels(metrics)
     panels = (["reward"] if not train.empty else []) + metrics
     if not panels:
         return None
@@ -103,7 +112,7 @@ def curves_figure(train: pd.DataFrame, evals: pd.DataFrame, task: str) -> bytes 
             _single_x(ax, data["iteration"])
             ax.set_xlabel("iteration")
             arrow = {True: " ↑", False: " ↓", None: ""}[direction(panel)]
-            ax.set_title(f"val {panel}{arrow}")
+            ax.set_title(f"val {titles[panel]}{arrow}")
         ax.grid(alpha=0.3)
     # beside the panels, not on them: long setting labels would cover the last panel's lines
     axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)

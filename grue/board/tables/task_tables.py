@@ -10,9 +10,10 @@ import math
 import pandas as pd
 
 from grue.board.numbers.aggregate import ROW_KEYS, report_split
-from grue.board.metric_info import COUNT_METRICS, direction, metric_order
+from grue.board.metric_info import COUNT_METRICS, direction, metric_labels, metric_order, renamed_note
 from grue.board.numbers.reference import HIDDEN_TEST, provenance
 from grue.board.tables.cost_columns import COST_NOTE, cost_cells, cost_columns
+from grue.board.tables.mini_notice import MINI_NOTICE, mini_notice  # noqa: F401  (re-exported)
 from grue.board.tables.fact_columns import FACT_NOTE, fact_columns, fact_labels, token_note
 from grue.board.tables.table import FLAG_MARK, Cell, Column, Row, Table
 from grue.board.submit.shown import what_was_checked, with_labels
@@ -22,9 +23,6 @@ LABEL_COLUMNS: list[Column] = [
     Column("algo", "Algorithm"), Column("reward", "Reward"), Column("init_model", "Init model"),
     Column("profile", "Profile"), Column("n", "Seeds"),
 ]
-# Said wherever mini rows appear: they sit in the same tables as the paper's numbers.
-MINI_NOTICE = ("Profile mini: small CPU-sized models, data and budgets (SmolLM2-135M, review snippets, a few "
-               "iterations); its numbers are not comparable to the paper's rows or to paper-profile runs.")
 SETTING_COLUMN = Column("setting_label", "Setting")  # shown only when some algorithm has several settings
 VERIFIED_COLUMN = Column("verified", "Verified")  # shown only when a board verified some row's seeds
 VERIFIED_NOTE = ("Verified: the seeds' predictions were re-scored by `grue leaderboard add` when the bundle was "
@@ -68,13 +66,14 @@ def task_table(agg: pd.DataFrame, task: str, split: str | None = None, with_pape
     frame = frame[(frame["split"] == split) & ((frame["source"] == "runs") | with_paper)]
     metrics = metric_order(task, set(frame["metric"]))
     declared = frame.drop_duplicates("metric").set_index("metric")["higher_is_better"].to_dict()
+    titles = metric_labels(metrics)
     labels = LABEL_COLUMNS + ([SETTING_COLUMN] if (frame["setting_label"] != "").any() else [])
     verified = "verified" in frame and bool((frame["verified"].fillna(0) > 0).any())
     labels += [VERIFIED_COLUMN] if verified else []
     facts = fact_columns(frame)  # each RL row's critic and regulariser (fact_columns.py), after the numbers
     costs = cost_columns(frame)
     table = Table(title=_title(task, split), label_columns=labels,
-                  value_columns=[Column(m, m, direction(m, {m: bool(declared[m])})) for m in metrics] + costs + facts,
+                  value_columns=[Column(m, titles[m], direction(m, {m: bool(declared[m])})) for m in metrics] + costs + facts,
                   anchor=f"{task}-{split}")
     keys = ["source"] + ROW_KEYS
     groups = {k: g for k, g in frame.groupby(keys, sort=False)}
@@ -125,8 +124,10 @@ def task_table(agg: pd.DataFrame, task: str, split: str | None = None, with_pape
     if tables_cited:
         cites = "; ".join(provenance(t) for t in sorted(tables_cited))
         table.notes.append(f"Rows marked paper are the published numbers ({cites}), not runs of ours.")
+    if renamed_note(titles):
+        table.notes.append(renamed_note(titles))
     if (frame.loc[frame["source"] == "runs", "profile"] == "mini").any():
-        table.notes.append(MINI_NOTICE)
+        table.notes.append(mini_notice([task]))
     outside = outside_grue_note(task)
     if outside:
         table.notes.append(outside)

@@ -15,7 +15,7 @@ from grue.board.numbers.selection import rows_to_show
 from grue.board.task_info import grue_tasks, naturalness_metrics, task_short
 from grue.board.tables.table import Cell, Column, Row, Table
 from grue.board.task_info import algo_label, algo_rank
-from grue.board.tables.task_tables import MINI_NOTICE
+from grue.board.tables.mini_notice import mini_notice
 
 
 
@@ -123,7 +123,7 @@ def overall_tables(board: Board) -> list[Table]:
                                "predictions re-scored with the board's scorers on the board's data; the task tables say "
                                "what each mark covers); 'not verified': runs the board holds on their folder's word.")
         if profile == "mini" and not reference:
-            table.notes.append(MINI_NOTICE)
+            table.notes.append(mini_notice(present))
         leader = max(records, key=lambda r: r["grue_score"] if math.isfinite(r["grue_score"]) else -math.inf)
         best_natural = max((r["naturalness_score"] for r in records if math.isfinite(r["naturalness_score"])),
                            default=math.nan)
