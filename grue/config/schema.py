@@ -114,6 +114,10 @@ class GenerationConfig:
     # Rows one decode batch may hold (grue decoder); 0: as many as a memory budget allows. Samples do not
     # depend on it.
     max_batch_rows: int = field(default=0, metadata={RULE_KEY: NON_NEGATIVE, HASHED_WHEN_SET: True})
+    # The sampler's weights: fp32 (the policy's own), or a bf16/fp16 copy refreshed after every update while the
+    # policy, reference, critic and optimizer stay as they are; a rollout's log-probs are then recomputed by the
+    # learner over the sampler's support (grue/policy/precision.py). Added after runs existed.
+    precision: str = field(default="fp32", metadata={RULE_KEY: OneOf(("fp32", "bf16", "fp16")), HASHED_WHEN_SET: True})
     # Texts a generation ends at: cut before the first of them before any metric or reward reads it, and in
     # RL rollouts no token after it is an action (grue/policy/stop_strings.py). None: no stop string;
     # rollout.stop None follows generation.stop. Added after runs existed.
@@ -235,6 +239,9 @@ class PPOConfig:
     # What a minibatch is cut from: random transitions of the whole rollout (the reference code), or
     # whole episodes of about batch_size transitions (TRL's way; one pass over the rollout an epoch).
     minibatch: str = rule("transitions", OneOf(("transitions", "episodes")))
+    # Truncated importance sampling for a sampler apart from the learner (rollout.precision): each token's
+    # policy-gradient term times min(pi_learner / pi_sampler, C), C this cap (docs/algorithms.md). None: off.
+    tis_cap: Optional[float] = added(None, Range(low=1.0))
 
 
 @dataclass

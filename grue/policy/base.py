@@ -125,7 +125,13 @@ class LMPolicy:
         """Evaluation decoding (sampling or beam search; an NLPO run's mask in `processors`); no records.
 
         grue's decode loop (grue.policy.decode) unless `gen.decoder` is `generate` or beams are searched;
-        `keys[i]` keys row i's noise (grue.policy.sampling; None: drawn from torch's global generator)."""
+        `keys[i]` keys row i's noise (grue.policy.sampling; None: drawn from torch's global generator).
+        `gen.precision` other than fp32: decoded by a low-precision copy of the weights (grue.policy.precision)."""
+        from grue.policy.precision import precision_of, sampling_policy
+
+        sampler = sampling_policy(self, precision_of(gen))
+        if sampler is not self:
+            return sampler.generate_text(prompts, gen, processors, keys)
         if uses_grue_decoder(gen):
             from grue.policy.decode import decode
             from grue.policy.sampling import keys_from_global_rng

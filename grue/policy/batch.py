@@ -49,6 +49,9 @@ class Rollout:
     raw_logp: torch.Tensor           # [B, T] log-prob under the full policy distribution (for the KL penalty)
     action_mask: Optional[torch.Tensor] = None  # [B, T, V] bool: tokens the sampling distribution allowed
     temperature: float = 1.0
+    # [B, T] the sampler's own log-probs when it ran apart from the learner (rollout.precision, grue.policy.precision):
+    # `logp` and `raw_logp` are then the learner's recomputed ones. None: the sampler is the learner.
+    sampler_logp: Optional[torch.Tensor] = None
 
     @property
     def last_index(self) -> torch.Tensor:

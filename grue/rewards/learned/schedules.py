@@ -168,7 +168,10 @@ def results_fields(run_dir: Path) -> dict:
     run_dir = Path(run_dir)
     out: dict = {}
     if train_log(run_dir).is_file():
+        from grue.train.rl.mismatch import mismatch_results
+
         out.update(kl_results(read_jsonl(train_log(run_dir))))
+        out.update(mismatch_results(read_jsonl(train_log(run_dir))))  # the sampler-vs-learner gap (issue 44)
     from grue.rewards.learned.normalised import normalisation_fields
 
     out.update(normalisation_fields(run_dir))

@@ -235,7 +235,8 @@ class CriticFreeTrainer(RLTrainer):
         low, high = self.clip_bounds()
         terms = weighted_clipped_loss(new_logp, rollout.logp, mb.advantages, weights, low, token_entropy,
                                       cfg.ent_coef, kl, kl_coef, clip_high=high, ratio_level=str(options.ratio),
-                                      clip_target=str(options.clip), valid=rollout.valid)
+                                      clip_target=str(options.clip), valid=rollout.valid,
+                                      is_weights=self.sampler_weights(rollout))
         _check_finite(self.iteration + 1, PPO_loss=terms.loss.item())
         self._backward(terms.loss, None)
         self._kl_loss_total += terms.kl.item()

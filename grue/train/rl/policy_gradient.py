@@ -119,7 +119,7 @@ def weighted_clipped_loss(new_logp: torch.Tensor, old_logp: torch.Tensor, advant
                           weights: torch.Tensor, clip_range: float, entropy: torch.Tensor, ent_coef: float,
                           kl: Optional[torch.Tensor] = None, kl_coef: float = 0.0, *, clip_high: Optional[float] = None,
                           ratio_level: str = "token", clip_target: str = "ratio",
-                          valid: Optional[torch.Tensor] = None) -> WeightedLoss:
+                          valid: Optional[torch.Tensor] = None, is_weights: Optional[torch.Tensor] = None) -> WeightedLoss:
     """sum_t w_t [-J_t + kl_coef KL_t - ent_coef H_t], J_t the per-token objective the options choose
     (grue/train/rl/loss_options.py):
       clip_target=ratio:  J_t = min(r_t A_t, clip(r_t, 1 - clip_range, 1 + clip_high) A_t)   (PPO-clip; DAPO's
@@ -130,7 +130,8 @@ def weighted_clipped_loss(new_logp: torch.Tensor, old_logp: torch.Tensor, advant
     `valid`, the episodes' real tokens). clip_high None: clip_range. With the defaults this is the PPO-clip
     surrogate every method here always used (on the first minibatch of an iteration r = 1 and it is plain
     REINFORCE); `weights` [B, T] are zero off the minibatch's transitions and carry the aggregation
-    (episode_weights). `kl` is a per-token KL in the loss (GRPO's k3), or None."""
+    (episode_weights). `kl` is a per-token KL in the loss (GRPO's k3), or None. `is_weights` [B, T]: truncated
+    importance weights for a sampler apart from the learner (grue/train/rl/mismatch.py), multiplying J_t only."""
     weights = weights.to(new_logp.dtype)
     selected = (weights != 0).to(new_logp.dtype)
     high = clip_range if clip_high is None else clip_high
@@ -141,6 +142,8 @@ def weighted_clipped_loss(new_logp: torch.Tensor, old_logp: torch.Tensor, advant
         objective = clipped_objective(ratio, advantages, clip_range, high)
     else:
         raise ValueError(f"unknown clip target {clip_target!r}: one of {', '.join(CLIP_TARGETS)}")
+    if is_weights is not None:
+        objective = objective * is_weights.to(objective.dtype)
     policy = -(objective * weights).sum()
     kl_term = (kl * weights).sum() if kl is not None else torch.zeros((), device=new_logp.device)
     loss = policy + kl_coef * kl_term - ent_coef * (entropy * weights).sum()

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Optional
 
 import torch
 
@@ -57,12 +58,16 @@ def ratio_diagnostics(ratio: torch.Tensor, log_ratio: torch.Tensor, mask: torch.
 
 def policy_terms(new_logp: torch.Tensor, old_logp: torch.Tensor, advantages: torch.Tensor, entropy: torch.Tensor,
                  mask: torch.Tensor, clip_range: float, ent_coef: float,
-                 normalise_advantages: bool = True) -> PolicyTerms:
-    """-min(r A, clip(r, 1-eps, 1+eps) A) - ent_coef H, token means over the mask."""
+                 normalise_advantages: bool = True, is_weights: Optional[torch.Tensor] = None) -> PolicyTerms:
+    """-min(r A, clip(r, 1-eps, 1+eps) A) - ent_coef H, token means over the mask; with `is_weights` [B, T]
+    (truncated importance weights for a sampler apart from the learner: grue/train/rl/mismatch.py) each
+    token's surrogate is multiplied by its weight."""
     mask = mask.to(new_logp.dtype)
     if normalise_advantages:
         advantages = normalise(advantages, mask)
     ratio, log_ratio, surrogate = clipped_surrogate(new_logp, old_logp, advantages, clip_range)
+    if is_weights is not None:
+        surrogate = surrogate * is_weights.to(surrogate.dtype)
     policy_loss = -masked_mean(surrogate, mask)
     entropy_mean = masked_mean(entropy, mask)
     approx_kl, clip_fraction = ratio_diagnostics(ratio, log_ratio, mask, clip_range)

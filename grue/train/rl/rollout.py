@@ -1,7 +1,8 @@
 """Collect one iteration of episodes: sample, score, and compute everything the update needs.
 
 Everything here is computed once per iteration: the behaviour log-probs come from generation
-itself, so the only extra forward passes are the frozen reference and the critic.
+itself, so the only extra forward passes are the frozen reference and the critic (and, when the sampler
+runs at a lower precision than the learner, `rollout.precision`, one learner pass that recomputes them).
 """
 from __future__ import annotations
 
@@ -83,11 +84,13 @@ def concat_rollouts(parts: Sequence[Rollout], pad_id: int, padding_side: str = "
         action_mask = torch.cat([_pad_to(m, length, True) for m in masks])
     prompts = PromptBatch(torch.cat([p.input_ids for p in prompt_parts]),
                           torch.cat([p.attention_mask for p in prompt_parts]))
+    sampler_logp = (torch.cat([_pad_to(r.sampler_logp if r.sampler_logp is not None else r.logp, length, 0.0)
+                               for r in parts]) if any(r.sampler_logp is not None for r in parts) else None)
     return Rollout(prompts, torch.cat([_pad_to(r.actions, length, pad_id) for r in parts]),
                    torch.cat([_pad_to(r.valid, length, 0.0) for r in parts]),
                    torch.cat([_pad_to(r.logp, length, 0.0) for r in parts]),
                    torch.cat([_pad_to(r.raw_logp, length, 0.0) for r in parts]),
-                   action_mask, parts[0].temperature)
+                   action_mask, parts[0].temperature, sampler_logp)
 
 
 @dataclass
@@ -111,7 +114,18 @@ def sample_rollout(policy: Any, samples: Sequence[Sample], gen_cfg: Any, batch_s
     (grue.policy.decode), each episode's noise keyed by (seed, iteration, sample id, its copy number in
     `samples`), so the tokens do not depend on batching or on how the round is split over processes
     (grue.policy.sampling). Without a seed the keys come from torch's global generator.
-    `decoder=generate`: generate() on `batch_size` rows at a time, noise from torch's global generator."""
+    `decoder=generate`: generate() on `batch_size` rows at a time, noise from torch's global generator.
+    `rollout.precision` other than fp32: the sampler decodes with a low-precision copy of the policy and the
+    learner recomputes the log-probs the update reads, over the sampler's support (grue.policy.precision)."""
+    from grue.policy.precision import precision_of, sampling_policy, with_learner_log_probs
+
+    sampler = sampling_policy(policy, precision_of(gen_cfg))
+    rollout = _sample_rollout(sampler, samples, gen_cfg, batch_size, make_processors, seed, iteration)
+    return rollout if sampler is policy else with_learner_log_probs(policy, rollout)
+
+
+def _sample_rollout(policy: Any, samples: Sequence[Sample], gen_cfg: Any, batch_size: int, make_processors: Any,
+                    seed: Optional[int], iteration: Optional[int]) -> Rollout:
     from grue.policy.base import uses_grue_decoder
 
     prompts = policy.encode([s.prompt for s in samples])  # one encode: every chunk shares the padded width

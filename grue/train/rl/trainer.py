@@ -320,7 +320,8 @@ class RLTrainer:
         new_logp, token_entropy, states = self.policy.action_stats(self.policy.model, mb.rollout, hidden=shared,
                                                                    entropy_grad=cfg.ent_coef != 0)
         policy = policy_terms(new_logp, mb.rollout.logp, mb.advantages, token_entropy, selected, cfg.clip_range,
-                              cfg.ent_coef, normalise_advantages=self._minibatch_normalised())
+                              cfg.ent_coef, normalise_advantages=self._minibatch_normalised(),
+                              is_weights=self.sampler_weights(mb.rollout))
         if self.value is None:  # critic-free: the policy's terms are the whole loss
             _check_finite(self.iteration + 1, PPO_loss=policy.loss.item())
             self._backward(policy.loss, share)
@@ -339,6 +340,13 @@ class RLTrainer:
             _check_finite(self.iteration + 1, PPO_loss=losses.total.item())
             self._backward(losses.total, share)
         return losses
+
+    def sampler_weights(self, rollout: Any) -> Optional[torch.Tensor]:
+        """Truncated importance weights min(pi_learner / pi_sampler, ppo.tis_cap) per token [B, T] for a
+        sampler apart from the learner (rollout.precision), or None (grue/train/rl/mismatch.py)."""
+        from grue.train.rl.mismatch import truncated_is_weights
+
+        return truncated_is_weights(rollout.logp, rollout.sampler_logp, getattr(self.cfg.ppo, "tis_cap", None))
 
     def update_epochs(self) -> int:
         """Passes over each rollout: `ppo.epochs` (an algorithm with an update of its own says otherwise)."""
@@ -404,6 +412,9 @@ class RLTrainer:
         _check_finite(self.iteration + 1, mean_reward=reward_mean, mean_KL=mean_kl)
         kl_per_episode = kl_sum / max(episodes, 1.0)  # each episode's summed KL, averaged (Ziegler's unit)
         algorithm_stats = self.algorithm_stats()
+        from grue.train.rl.mismatch import mismatch_stats
+
+        algorithm_stats.update(mismatch_stats(exp.rollout, self.world))  # the sampler-vs-learner gap (0: exact path)
         beta_used = self.kl_ctl.value
         stats = self.update(exp)
         self.kl_ctl.update(mean_kl, kl_per_episode)
