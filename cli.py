@@ -80,6 +80,9 @@ def config(args: ArgList = PAIRS,
     from grue.config import config_hash, to_yaml
 
     cfg, annotated, note = config_with_origins(args or [], all_groups)
+    from grue.extend.early_check import check_code_shapes
+
+    check_code_shapes(cfg)  # a python: metric or reward tried on a few of the task's records (no model)
     typer.echo(annotated if origins else to_yaml(cfg, every_group=all_groups).rstrip())
     typer.echo(f"# config_hash: {config_hash(cfg)}")
     if note:

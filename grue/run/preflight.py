@@ -131,7 +131,8 @@ def _check_metrics(cfg: Any, report: Report, device: str) -> None:
 
 def settings_problems(cfg: Any) -> list[str]:
     """What keeps a config from running that needs no model, dataset or metric to find: the task on this
-    profile, the algorithm's own settings (DPO's comparisons file), LoRA target names of a known family.
+    profile, the algorithm's own settings (DPO's comparisons file), a python: metric or reward that fails on
+    a few of the task's records, LoRA target names of a known family.
     Asked before anything is resolved or built: the mini assets take minutes to build on a CPU."""
     from grue.policy.lora import target_problems
     from grue.train.registry import get_algorithm
@@ -140,6 +141,9 @@ def settings_problems(cfg: Any) -> list[str]:
     task = get_task(cfg.task)
     problems = [] if task.runnable(cfg.profile) else [f"task {cfg.task}: {task.why_not_runnable(cfg.profile)}"]
     problems += get_algorithm(cfg.algo).preflight_problems(cfg)  # a setting it needs, left unset
+    from grue.extend.early_check import code_shape_problems
+
+    problems += code_shape_problems(cfg)  # a python: metric or reward tried on a few of the task's records
     return problems + target_problems(cfg)
 
 

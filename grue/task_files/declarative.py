@@ -12,6 +12,7 @@ expected.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import difflib
 import hashlib
 import re
@@ -126,23 +127,36 @@ def _data(doc: Mapping[str, Any], where: str) -> tuple[dict[str, str], dict[str,
     return dict(splits), settings, data.get("val_from_train")
 
 
-def _check_data_fields(loader: FileTaskData, where: str) -> None:
-    """Local files exist and have the fields the file names: read before any run starts (headers only)."""
-    from grue.data.local_files import record_fields
+PREVIEW = 4  # records of each split kept for trying the task's python: metrics and rewards at config time
+
+
+def _check_data_fields(loader: FileTaskData, where: str) -> FileTaskData:
+    """Local files exist, parse, and every record has the fields the file names: all read before any run
+    starts (as a run will read them), so a bad record deep in a file is one error now, naming its line.
+    Returns the loader with the first records of each split kept (`preview`)."""
+    from grue.data.local_files import read_records
     from grue.storage.inputs import InputError
 
+    preview = {}
     for split in loader.splits:
         path = loader.path(split)
         if not path.is_file():
             raise ExtensionError(f"{where}: data.splits.{split}: no file {path}")
         try:
-            present = record_fields(path)
+            records = read_records(path)
         except (InputError, OSError) as err:  # the data layer names the file, its encoding or line
             raise ExtensionError(f"{where}: data.splits.{split}: {err}") from None
-        missing = [f for f in loader.record.fields() if f not in present]
-        if missing:
+        missing = [f for f in loader.record.fields() if f not in records[0].values]
+        if missing:  # a field no record has: said once for the file, not once per line
             raise ExtensionError(f"{where}: {path} lacks field(s) {', '.join(map(repr, missing))} named by "
-                                 f"prompt/references/id/meta; its fields: {', '.join(sorted(present)) or 'none'}")
+                                 f"prompt/references/id/meta; its fields: {', '.join(sorted(records[0].values)) or 'none'}")
+        try:
+            samples = loader.checked_samples(split, records)
+        except ExtensionError as err:  # the loader names the file and every bad line
+            text = str(err).removeprefix(f"task {loader.task}: ")
+            raise ExtensionError(f"{where}: data.splits.{split}: {text}; fix or remove those records") from None
+        preview[split] = tuple(samples[:PREVIEW])
+    return dataclasses.replace(loader, preview=preview)
 
 
 def _check_own_layers(own_base: Mapping[str, Any], doc: Mapping[str, Any], where: str) -> None:
@@ -240,7 +254,7 @@ def task_from_mapping(doc: Any, path: Path, sha256: str) -> TaskSpec:
     base, profiles, algos = _layers(doc, own_base, _inherited(doc.get("inherit"), where))
     loader = FileTaskData(name, path, path.parent, splits, "source" in data_settings, record, val_from_train)
     if not loader.hub:
-        _check_data_fields(loader, where)
+        loader = _check_data_fields(loader, where)
         sha256 = hashlib.sha256(f"{sha256} {_data_digest(loader)}".encode()).hexdigest()
     return TaskSpec(
         name=name, title=doc.get("title", name), short=doc.get("short", ""),

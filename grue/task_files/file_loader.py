@@ -9,7 +9,7 @@ suffix added), so a user task reads its data exactly as a built-in one does.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -32,6 +32,9 @@ class FileTaskData:
     hub: bool
     record: RecordFormat
     val_from_train: int | None = None
+    # The first records of each local split as Samples, kept when the files are checked as the task is read:
+    # what a python: metric or reward is tried on at config time (grue/extend/early_check.py).
+    preview: Mapping[str, tuple[Sample, ...]] = field(default_factory=dict, compare=False, repr=False)
 
     def path(self, split: str) -> Path:
         path = Path(self.splits[split]).expanduser()
@@ -68,6 +71,12 @@ class FileTaskData:
         if problems:
             raise ExtensionError(f"task {self.task}: {problems.message()}")
         return samples
+
+    def checked_samples(self, split: str, records: list[Located]) -> list[Sample]:
+        """A local split's records as Samples, every record checked as a run will check it (a record lacking a
+        field deep in the file is found when the task is read, not minutes into a run); an ExtensionError
+        names the file and each bad line."""
+        return self._samples(split, records, str(self.path(split)))
 
     def __call__(self, cfg: Any) -> dict[str, list[Sample]]:
         if not self.hub and cfg.data.source:
