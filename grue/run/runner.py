@@ -87,7 +87,12 @@ class Run:
         from grue.run.preflight import check_assets
 
         if self.main:
-            configure_threads(self.cfg)  # building assets (the mini classifier) keeps to `threads=` too
+            threads = configure_threads(self.cfg)  # building assets (the mini classifier) keeps to `threads=` too
+            from grue.run.time_estimate import estimate_line
+            from grue.runtime.thread_default import thread_line
+
+            console.print(f"\\[grue] {thread_line(threads, self.cfg.threads)}; {estimate_line(self.cfg)}",
+                          soft_wrap=True)
             check_assets(self.cfg)  # before anything is written or trained
         with sigterm_as_interrupt():  # a scheduler's or a sweep's stop ends the run as Ctrl-C does
             return self._execute_locked()

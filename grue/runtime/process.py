@@ -15,9 +15,16 @@ def device_of(cfg: Any) -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
-def configure_threads(cfg: Any) -> None:
+def configure_threads(cfg: Any) -> int:
+    """torch's threads: `threads=` as given, else torch's default lowered to the cores not busy now
+    (grue/runtime/thread_default.py). Returns the count."""
     if cfg.threads:
         torch.set_num_threads(int(cfg.threads))
+    else:
+        from grue.runtime.thread_default import default_threads
+
+        torch.set_num_threads(default_threads(torch.get_num_threads()))
+    return torch.get_num_threads()
 
 
 def seed_everything(seed: int) -> None:
