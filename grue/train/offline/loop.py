@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from grue.config.run_settings import run_settings  # a trainer gets its algorithm's typed, read-only settings
 from grue.storage.atomic import append_jsonl
 from grue.train.checkpoint import resume_latest
 from grue.train.outcome import RunServices, Trained
@@ -16,7 +17,7 @@ def train_preferences(run: RunServices, trainer_class: Any, policy: Any) -> Trai
     cfg = run.cfg
     seed_everything(cfg.seed)  # the same state whether or not a warm start ran first
     ref_model = frozen_copy(policy.model)  # pi_ref: the initial (for Supervised+DPO: the supervised) model
-    trainer = trainer_class(cfg, policy, ref_model, run.accelerator, run.start_sharding())
+    trainer = trainer_class(run_settings(cfg), policy, ref_model, run.accelerator, run.start_sharding())
     trainer.say = run.say  # what the trainer reports before the bar below moves
     resume_latest(run, trainer, lambda: trainer.step, "step",
                   lambda: f"resumed {cfg.algo} after step {trainer.step}/{trainer.total_steps}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from grue.config.run_settings import run_settings  # a trainer gets its algorithm's typed, read-only settings
 from grue.runtime.process import seed_everything
 from grue.storage.atomic import append_jsonl
 from grue.storage.run_layout import read_jsonl
@@ -31,7 +32,7 @@ def train_rl(run: RunServices, trainer_class: Any, policy: Any, splits: dict, sc
     # `progress` reads the trainer made next, so batched rounds follow the RL iterations.
     reward = build_run_reward(cfg, run.dir.path, policy, splits["train"],
                               lambda: (trainer.iteration, trainer.n_iters), run.say)
-    trainer = trainer_class(cfg, policy, ref_model, value, reward, splits["train"], run.accelerator,
+    trainer = trainer_class(run_settings(cfg), policy, ref_model, value, reward, splits["train"], run.accelerator,
                             sharding=run.start_sharding())
     _note_loose_mask(run)
     eval_processors = trainer.evaluation_processors()

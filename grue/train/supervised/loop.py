@@ -4,6 +4,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from grue.config.run_settings import run_settings  # a trainer gets its algorithm's typed, read-only settings
 from grue.storage.atomic import append_jsonl
 from grue.train.checkpoint import resume_latest
 from grue.train.outcome import RunServices, Trained
@@ -15,7 +16,8 @@ def train_supervised(run: RunServices, trainer_class: Any, task: Any, policy: An
     cfg = run.cfg
     if cfg.model.supervised_init:  # a published supervised checkpoint is the Supervised row as is
         return Trained()
-    trainer = trainer_class(cfg, policy, training_pairs(task, splits["train"]), run.accelerator, run.start_sharding())
+    trainer = trainer_class(run_settings(cfg), policy, training_pairs(task, splits["train"]), run.accelerator,
+                            run.start_sharding())
     resume_latest(run, trainer, lambda: trainer.epoch, "epoch",
                   lambda: f"resumed supervised training after epoch {trainer.epoch}")
     while trainer.epoch < cfg.supervised.epochs:
