@@ -205,6 +205,10 @@ def _g(x: Any, sign: str = "") -> str:
     return "–" if number is None else f"{number:{sign}.4g}"
 
 
+def _prompts(n: int) -> str:
+    return f"{n} prompt" if n == 1 else f"{n} prompts"
+
+
 def _split_verdict(split: SplitComparison, verdicts: dict[str, str]) -> str:
     """The one line a reader takes away from a split: which side is better on which metrics."""
     parts = []
@@ -218,7 +222,7 @@ def _split_verdict(split: SplitComparison, verdicts: dict[str, str]) -> str:
     untested = sum(v.startswith("not testable") for v in verdicts.values())
     if untested:
         parts.append(f"{untested} not testable (fewer than two prompts)")
-    return f"**Verdict ({split.split}, {split.shared} prompts):** " + ("; ".join(parts) or "no metric to pair") + "."
+    return f"**Verdict ({split.split}, {_prompts(split.shared)}):** " + ("; ".join(parts) or "no metric to pair") + "."
 
 
 def paired_report(result: RunComparison) -> str:
@@ -230,7 +234,7 @@ def paired_report(result: RunComparison) -> str:
     p_holm = result.holm()
     for split in result.splits:
         subset = "" if split.shared == split.n_a == split.n_b else f" (A has {split.n_a}, B {split.n_b})"
-        lines += ["", f"## {split.split} split: {split.shared} shared prompts{subset}", "",
+        lines += ["", f"## {split.split} split: {_prompts(split.shared)} shared{subset}", "",
                   "| metric | A | B | B − A (mean ± se) | n | Holm p | verdict |",
                   "|---|---:|---:|---:|---:|---:|---|"]
         verdicts = {}

@@ -67,7 +67,7 @@ def test_the_report_gives_mean_se_n_and_a_one_line_verdict(two_runs):
     assert "| rouge1 ↑ | 0.35 | 0.6 | +0.25 ± 0.06455 | 4 | 0.03047 | B better |" in out
     assert "| lower ↓ | 2.5 | 3.5 | +1 ± 0.04082 | 4 | 0.0002983 | A better |" in out  # higher is worse here
     assert "| distinct_1 ↑ | 0.61 | 0.72 | corpus-level: unpaired | | | |" in out
-    assert "## test split: 4 shared prompts (A has 4, B 5)" in out
+    assert "## test split: 4 prompts shared (A has 4, B 5)" in out
     assert "**Verdict (test, 4 prompts):** B better on rouge1; A better on lower." in out
 
 

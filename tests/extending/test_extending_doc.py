@@ -3,6 +3,7 @@ repository, then every `grue ...` line of its bash blocks is run there in order 
 in for the mini profile's SmolLM2), and what the page promises is checked."""
 from __future__ import annotations
 
+import glob
 import json
 import re
 import shlex
@@ -76,13 +77,18 @@ def test_every_example_runs(tmp_path, monkeypatch, tiny_model_dirs, clean_extens
             sys.path.insert(0, str(tmp_path / env.pop("PYTHONPATH")))
         if args[0] == "run":
             args = [*args, f"model.policy={tiny_model_dirs.policy}", "threads=1"]
+        args = [match for arg in args for match in (sorted(glob.glob(arg)) or [arg])]  # the shell's `*`
         result = runner.invoke(app, args, env={**env, "COLUMNS": "300"})
         assert result.exit_code == 0, f"grue {' '.join(args)}\n{result.output}{result.exception!r}"
+        if args[0] == "compare":  # two runs of the worked task on the same prompts: paired, with a verdict
+            assert "paired by prompt" in result.output and "**Verdict (test, 6 prompts):**" in result.output
 
     runs = tmp_path / "runs"
     made = {p.parent.name.rsplit("-", 1)[0] for p in runs.glob("*/results.json")}
     assert {"tone-mini-zero_shot-seed0", "tone-mini-ppo-seed0", "tone-mini-zero_shot-seed1",
             "count-mini-zero_shot-seed0", "tone-mini-average_baseline-seed0"} <= made
+    zero_shot = next(runs.glob("tone-mini-zero_shot-seed0-*/predictions/test.jsonl")).read_text().splitlines()
+    assert all("stopped_at" in row and "\n" not in row["generation"] for row in map(json.loads, zero_shot))  # stop: ["\n"]
     ppo = json.loads(next(runs.glob("tone-mini-ppo-seed0-*/results.json")).read_text())
     assert ppo["reward"] == "python:tone_reward.py:politeness"
     assert ppo["higher_is_better"]["python:tone_metric.py:says_polite_word"] is True
