@@ -112,3 +112,46 @@ def test_a_run_without_python_code_records_no_digests(clean_extensions):
 def test_the_digests_cannot_be_set_by_hand(clean_extensions):
     result = runner.invoke(app, ["config", "task=imdb", "code_sha256={}"])
     assert result.exit_code == 2 and "code_sha256: grue sets it" in result.output, result.output
+
+
+def test_a_reward_file_counts_only_for_runs_that_optimise_it(user_task):
+    args = [f"task={user_task}", "profile=mini"]
+    before = {algo: config_hash(load_config([*args, f"algo={algo}"])) for algo in ("zero_shot", "ppo")}
+    reward_file = user_task.parent / "my_rewards.py"
+    reward_file.write_text(reward_file.read_text() + "# tuned\n", encoding="utf-8")
+    after = {algo: config_hash(load_config([*args, f"algo={algo}"])) for algo in ("zero_shot", "ppo")}
+    assert after["zero_shot"] == before["zero_shot"] and after["ppo"] != before["ppo"]
+
+
+def test_an_edited_reward_is_named_and_not_rescored(user_task, tiny_model_dirs, tmp_path):
+    from grue.run.code_changes import changed_code_note
+
+    runs, common = tmp_path / "runs", _common(user_task, tiny_model_dirs, tmp_path / "runs")
+    _ok(["run", *common, "algo=ppo"])
+    [(old_dir, _)] = _runs(runs, "ppo").items()
+    reward_file = user_task.parent / "my_rewards.py"
+    reward_file.write_text(reward_file.read_text() + "# tuned\n", encoding="utf-8")
+    cfg = load_config([*common, "algo=ppo"])
+    note = changed_code_note(cfg, config_hash(cfg))
+    assert note == (f"reward file my_rewards.py changed since run {old_dir}: this is a new run; the old run trained "
+                    "with the old code, so only a new run measures the new one")
+    refused = runner.invoke(app, ["rescore", f"run={old_dir}", "threads=1"])
+    assert refused.exit_code == 2 and "reward file my_rewards.py changed since run" in refused.output, refused.output
+    assert "re-scoring cannot stand in for it" in refused.output and len(_runs(runs, "ppo")) == 1
+
+
+def test_a_python_task_files_loader_module_is_part_of_its_identity(tmp_path, clean_extensions, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "count_task"
+    folder.mkdir()
+    (folder / "count_data.py").write_text(
+        "from grue.data.sample import Sample\n\n\ndef load(cfg):\n"
+        "    make = lambda split, n: [Sample(f'{split}-{i}', f'{i} then', (str(i + 1),)) for i in range(n)]\n"
+        "    return {'train': make('train', 4), 'val': make('val', 2), 'test': make('test', 2)}\n")
+    (folder / "count.py").write_text(
+        "import sys, pathlib\nsys.path.insert(0, str(pathlib.Path(__file__).parent))\n"
+        "from count_data import load\nfrom grue.config.task_spec import TaskSpec\n\n"
+        "TASK = TaskSpec(name='count', title='Count', source='test', task_metrics=('rouge1',), naturalness_metrics=(),"
+        " loader=load)\n")
+    cfg = load_config([f"task={folder / 'count.py'}", "profile=mini", "algo=zero_shot"])
+    assert dict(cfg.code_sha256) == {"task.loader count_data.py": _sha(folder / "count_data.py")}
