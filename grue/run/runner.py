@@ -204,6 +204,7 @@ class Run:
         from grue.policy.load import load_policy
 
         policy = load_policy(cfg, init_ref, self.device)
+        truncation = self._prompt_truncation(policy, splits)
         scorers = build_task_scorers(cfg, policy, self.device) if self.main else None  # metrics: main process
         for name, why in (scorers.unavailable.items() if scorers else ()):
             console.print(f"[yellow]\\[grue] metric {name} unavailable: {why}[/]")
@@ -225,12 +226,22 @@ class Run:
                                    data=splits)
             doc.update(results_fields(self.dir.path))  # a label schedule's labels and reward-model accuracy
             doc.update(cost_fields(self.dir.path))  # generated tokens and seconds of training (grue/results/cost.py)
+            doc["prompt_truncation"] = truncation  # what model.max_prompt_length cut (grue/run/truncation.py)
             self.dir.finish(doc)
             from grue.results.model_card import write_model_cards
 
             write_model_cards(self.dir.path)  # model/README.md of this seed and of its setting's other seeds
         self._barrier()  # no rank returns before results.json (and model/) exist
         return self.dir.path
+
+    def _prompt_truncation(self, policy: Any, splits: dict) -> dict:
+        """How many prompts of each split the policy's limit cuts, said once (main process) and recorded."""
+        from grue.run.truncation import count_for_run, truncation_line, truncation_record
+
+        counts = count_for_run(self.cfg, policy.tokenizer, splits)
+        if self.main:
+            console.print(f"\\[grue] {truncation_line(self.cfg, counts)}", soft_wrap=True)
+        return truncation_record(self.cfg, counts)
 
     def _initial_model(self) -> str:
         """The model training starts from; a warm-started run first trains (or reuses) the run it starts from."""

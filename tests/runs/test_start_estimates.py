@@ -71,3 +71,48 @@ def test_no_record_no_estimate_said_so(tmp_path):
     assert "no finished imdb mini zero_shot run" in estimate_line(cfg)
     _record(tmp_path, "imdb-mini-zero_shot-seed0-ffff", "zero_shot", 75, 0, 0)  # nothing trained: taken as it was
     assert estimate(cfg).seconds == 75 and "about 1:15, from 1 finished" in estimate_line(cfg)
+
+
+def test_a_run_records_how_many_prompts_its_limit_cut(tiny_imdb_args, tiny_model_dirs):
+    """Counted against the prompts the run saved with its predictions, tokenized here without truncation."""
+    from transformers import AutoTokenizer
+
+    from grue.run.runner import Run
+
+    args = [*tiny_imdb_args, "algo=zero_shot", "model.max_prompt_length=12"]
+    run_dir = Run(load_config(args), args).execute()
+    record = json.loads((run_dir / "results.json").read_text())["prompt_truncation"]
+    assert (record["max_prompt_length"], record["side"]) == (12, "left")
+    tokenizer = AutoTokenizer.from_pretrained(str(tiny_model_dirs.policy))  # the run's policy
+    for split in ("val", "test"):
+        prompts = [json.loads(line)["prompt"] for line in (run_dir / "predictions" / f"{split}.jsonl").open()]
+        lengths = [len(tokenizer(p, add_special_tokens=False)["input_ids"]) for p in prompts]
+        assert record["splits"][split] == {"prompts": 6, "truncated": sum(n > 12 for n in lengths),
+                                           "longest": max(lengths)}
+    assert 0 < record["splits"]["test"]["truncated"] < 6 or 0 < record["splits"]["val"]["truncated"] < 6
+    assert record["splits"]["train"]["prompts"] == 16
+
+
+class _WordTokenizer:
+    """One token per word, plus one end token when special tokens are asked for (as T5 adds </s>)."""
+
+    def __call__(self, texts, add_special_tokens, truncation):
+        assert truncation is False  # the count must see the whole prompt
+        return {"input_ids": [[0] * (len(t.split()) + (1 if add_special_tokens else 0)) for t in texts]}
+
+
+def test_a_prompt_of_exactly_the_limit_is_not_cut_and_seq2seq_counts_its_end_token():
+    from types import SimpleNamespace
+
+    from grue.run.truncation import count_for_run, truncation_line
+
+    samples = [SimpleNamespace(prompt=" ".join(["w"] * n)) for n in (3, 4, 5)]
+    causal = SimpleNamespace(model=SimpleNamespace(max_prompt_length=4, kind="causal", truncation_side="left"))
+    counts = count_for_run(causal, _WordTokenizer(), {"test": samples})
+    assert counts == {"test": {"prompts": 3, "truncated": 1, "longest": 5}}   # 5 > 4; 4 is kept whole
+    seq2seq = SimpleNamespace(model=SimpleNamespace(max_prompt_length=4, kind="seq2seq", truncation_side="right"))
+    assert count_for_run(seq2seq, _WordTokenizer(), {"test": samples})["test"]["truncated"] == 2  # 4+1, 5+1
+    assert truncation_line(causal, counts) == ("prompts cut to model.max_prompt_length=4 tokens (from the left): "
+                                               "test 1/3 (33%, longest 5); a longer limit keeps them whole")
+    assert truncation_line(causal, {"test": {"prompts": 3, "truncated": 0, "longest": 4}}) == \
+        "prompts: none longer than model.max_prompt_length=4"
