@@ -197,3 +197,24 @@ def test_unset_stop_strings_keep_every_hash_and_a_set_one_is_a_new_setting():
     plain = config_hash(load_config(["algo=ppo"]))
     assert config_hash(load_config(["algo=ppo", "generation.stop=null", "rollout.stop=null"])) == plain
     assert config_hash(load_config(["algo=ppo", 'generation.stop=["\\n\\n"]'])) != plain
+
+
+def test_best_of_n_candidates_are_cut_before_the_reward_picks_one(tiny_causal_policy):
+    from grue.run.best_of_n import BestOfN
+
+    samples = [Sample(id=str(i), prompt=p, references=[]) for i, p in enumerate(["The film was", "dogs run in the"])]
+    seen: list[list[str]] = []
+
+    def reward(batch, generations):
+        seen.append(list(generations))
+        return [float(len(g)) for g in generations]
+
+    gen = rollout_settings(max_new_tokens=10)
+    torch.manual_seed(0)
+    whole, _ = BestOfN(gen, reward, n=2, batch_size=2).candidates(tiny_causal_policy, samples)
+    stop = whole[0][0][2:4]
+    torch.manual_seed(0)
+    picked, _ = BestOfN(gen, reward, n=2, batch_size=2, stops=[stop])(tiny_causal_policy, samples)
+    expected = [[cut(text, [stop]).text for text in texts] for texts in whole]
+    assert seen[-1] == [text for texts in expected for text in texts]  # the reward read only cut candidates
+    assert picked == [max(texts, key=len) for texts in expected] and stop not in "".join(picked)
