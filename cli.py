@@ -87,6 +87,11 @@ def config(args: ArgList = PAIRS,
     typer.echo(f"# config_hash: {config_hash(cfg)}")
     if note:
         typer.secho(note, fg=typer.colors.YELLOW, err=True)
+    from grue.commands.config_truncation import truncation_preview
+
+    cut = truncation_preview(cfg)  # a task file with its data on disk: what model.max_prompt_length cuts
+    if cut:
+        typer.secho(cut, fg=typer.colors.YELLOW if "cut to" in cut else None, err=True)
     from grue.commands.algos import regulariser_line
 
     typer.echo(regulariser_line(cfg))
