@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from grue.errors import GrueUserError
-
-KEY = "code_sha256"
+from grue.extend.code_digests import KEY
 # Never carried into the re-scored run: its own config, status, lock and results are written for it.
 _NOT_COPIED = ("results.json", "run.json", "config.yaml", "config_hash.txt", ".lock", "checkpoints")
 
