@@ -14,15 +14,14 @@ COMMENT_COLUMN = 48  # origins line up here (further right after a longer line)
 
 
 def _scalar(value: Any) -> str:
-    """A value as one line of YAML flow style (lists and mappings inline)."""
+    """A value (or key) as one line of YAML flow style; JSON (also YAML) where a string holds a line break."""
     import json
 
     import yaml
 
-    if isinstance(value, str) and any(c in value for c in "\n\r\t"):
-        return json.dumps(value)  # a double-quoted YAML scalar on one line
     text = yaml.safe_dump(value, default_flow_style=True, width=10 ** 9, allow_unicode=True).strip()
-    return text[:-4].rstrip() if text.endswith("\n...") else text
+    text = text[:-4].rstrip() if text.endswith("\n...") else text
+    return json.dumps(value, ensure_ascii=False) if "\n" in text else text
 
 
 def annotated_yaml(values: Mapping[str, Any], origin: Any, prefix: str = "", indent: int = 0) -> list[str]:
@@ -32,10 +31,10 @@ def annotated_yaml(values: Mapping[str, Any], origin: Any, prefix: str = "", ind
         dotted = f"{prefix}{key}"
         pad = "  " * indent
         if isinstance(value, Mapping) and value:
-            lines.append(f"{pad}{key}:")
+            lines.append(f"{pad}{_scalar(key)}:")
             lines += annotated_yaml(value, origin, dotted + ".", indent + 1)
             continue
-        text = f"{pad}{key}: {_scalar(value)}"
+        text = f"{pad}{_scalar(key)}: {_scalar(value)}"
         lines.append(f"{text:<{COMMENT_COLUMN}} # {origin(dotted)}")
     return lines
 

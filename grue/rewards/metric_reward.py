@@ -12,6 +12,7 @@ from typing import Any, Mapping, Sequence
 from grue.data.sample import Sample
 from grue.metrics.base import MetricContext, MetricInputs, MetricUnavailable
 from grue.metrics.registry import build_scorers, reward_transform
+from grue.rewards.components import RewardComponents
 from grue.rewards.registry import register_reward
 
 # name -> {metric: weight}. Sources: spec 2.2 (ROUGE-avg, SPiDEr equal weights), 2.4 (METEOR+PARENT,
@@ -37,17 +38,22 @@ class MetricReward:
             raise MetricUnavailable(f"reward {name!r} needs metrics that are unavailable here ({missing})")
 
     def __call__(self, samples: Sequence[Sample], generations: Sequence[str]) -> list[float]:
+        return self.score_components(samples, generations).total()
+
+    def score_components(self, samples: Sequence[Sample], generations: Sequence[str]) -> RewardComponents:
+        """Each metric's per-sample reward (turned to the reward's direction) and its weight: the mix's parts,
+        which GDPO-style normalisation standardises apart (grue/rewards/components.py)."""
         inputs = MetricInputs(prompts=[s.prompt for s in samples], generations=list(generations),
                               references=[list(s.references) for s in samples], meta=[s.meta for s in samples])
         values = self.scorers.compute(inputs)
-        total = [0.0] * len(samples)
-        for metric, weight in self.weights.items():
+        columns = []
+        for metric in self.weights:
             per_sample = values[metric].per_sample
             if per_sample is None:
                 raise MetricUnavailable(f"metric {metric!r} has no per-sample value, so it cannot be a reward")
             flip = self.transforms[metric]
-            total = [t + weight * flip(v) for t, v in zip(total, per_sample)]
-        return total
+            columns.append(tuple(flip(v) for v in per_sample))
+        return RewardComponents(tuple(self.weights), tuple(self.weights.values()), tuple(columns))
 
 
 def metric_reward_factory(name: str, weights: Mapping[str, float]):

@@ -12,7 +12,7 @@ a metric's (nor one registered already) unless it passes `replace=True`. Every m
 reward (grue.metrics.registry.reward_metrics) is one under its own name, with the direction its
 registration declares; nothing to register for it. A user's function is a reward by reference,
 `reward=python:module:function` or `python:path/to/file.py:function` (grue/extend/), imported only when
-a config names it.
+a config names it. A weighted mix of metrics is named inline, `reward=meteor@0.5+cider@0.5` (grue/rewards/mix.py).
 """
 from __future__ import annotations
 
@@ -97,6 +97,13 @@ def _factory(name: str) -> RewardFactory | None:
         from grue.extend.user_reward import user_reward_factory
 
         return user_reward_factory(name)
+    from grue.rewards.mix import mix_weights
+
+    mix = mix_weights(name)  # meteor@0.5+cider@0.5: a weighted mix of metrics (grue/rewards/mix.py)
+    if mix is not None:
+        from grue.rewards.metric_reward import metric_reward_factory
+
+        return metric_reward_factory(name, mix)
     _load_plugins()
     registered = _registered(name)
     if registered is not None:
@@ -123,6 +130,10 @@ def check_reward(name: str) -> None:
 
     if is_python_ref(name):
         load_callable(name, "reward")
+        return
+    from grue.rewards.mix import mix_weights
+
+    if mix_weights(name) is not None:  # each term checked, KeyError naming the bad one
         return
     names = reward_names()
     if name not in names:

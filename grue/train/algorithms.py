@@ -141,6 +141,37 @@ for _name, _label, _colour, _grpo, _other, _what in _LOSS_PRESETS:
         preset={"grpo": {"group_size": GROUP, **_grpo}, **_other}, critic_free=True, takes=VARIANTS))
 
 
+# -- GDPO-style multi-reward normalisation and on-policy distillation (issue 43): options of the critic-free
+# advantage seam (grue/train/rl/multi_reward.py, grue/train/rl/teacher.py; equations, papers and reference code in
+# docs/algorithms.md), each preset on GRPO's trainer, group size and the task's PPO budget, a method taking both
+# variants as dapo does.
+_ADVANTAGE_PRESETS = (
+    # name, label, colour, grpo group settings, other groups, preflight, description
+    ("gdpo", "GDPO", "#4e9a06",
+     # Liu et al. 2026, Eqs. 4-6: each reward component standardised in its group, the weighted sum, then whitened
+     # over the batch. No division of the sum by its group's std (scale_rewards=false): that re-normalisation per
+     # group is what GDPO's batch-wide Eq. 6 replaces. A one-component reward is its own single component.
+     {"scale_rewards": False, "loss": {"reward_normalisation": "per_component", "whiten_advantages": True}}, {},
+     None,
+     "GRPO with each reward component standardised in its group before the weighted sum (GDPO), then whitened "
+     "over the iteration"),
+    ("distill", "On-policy distillation", "#c17d11",
+     # Thinking Machines 2025 / Agarwal et al. 2024 (reverse KL): each token's advantage is log p_teacher - log
+     # p_student on the student's own samples, discount 0, no task reward; the teacher KL is the regulariser, so
+     # no KL penalty to the reference (kl.target=null); a token-mean loss.
+     {"loss_aggregation": "token", "teacher": {"task_weight": 0.0}}, {"kl": {"target": None}},
+     f"{_CONFIGS}:teacher_preflight",
+     "the student's own samples scored token by token by a frozen teacher: advantage log p_teacher - log p_student "
+     "(reverse KL), no task reward; the teacher is grpo.teacher.model"),
+)
+for _name, _label, _colour, _grpo, _other, _preflight, _what in _ADVANTAGE_PRESETS:
+    register_method(Algorithm(
+        _name, _label, _colour, trains="rl", reads=RL_GROUPS + ("grpo",), trainer=f"grue.train.rl.{_TRAINERS['grpo']}",
+        config_groups={"grpo": f"{_CONFIGS}:{_DATACLASS['grpo']}"}, description=_what, presets_from="ppo",
+        preset={"grpo": {"group_size": GROUP, **_grpo}, **_other}, critic_free=True, takes=VARIANTS,
+        preflight=_preflight))
+
+
 # -- preference optimisation from a comparisons file (issue 25): DPO, from the initial model and from the
 # supervised run (its warm start and reference, as supervised_ppo); grue/train/offline/.
 _DPO_GROUPS = {"dpo": "grue.train.offline.dpo_config:DPOConfig"}

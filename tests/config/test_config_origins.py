@@ -75,3 +75,13 @@ def test_a_group_set_whole_replaces_the_origins_below_it():
     origins = trace.origins()
     assert origin_of("eval.metric_options", origins) == "b" and "eval.metric_options.x" not in origins
     assert origin_of("eval.batch_size", origins) == "a" and origin_of("model.kind", origins) == DEFAULT
+
+
+def test_line_breaks_lists_and_keys_with_colons_stay_one_valid_yaml_line_each():
+    from grue.commands.config_origins import annotated_yaml
+
+    values = {"generation": {"stop": ["\n", "a: b"], "prompt_suffix": "\nTopic:"},
+              "code_sha256": {"python:tone_reward.py:politeness": "b1dc"}, "eval": {"metric_options": {}}}
+    lines = annotated_yaml(values, lambda key: f"origin of {key}")
+    assert len(lines) == 7 and yaml.safe_load("\n".join(lines)) == values
+    assert lines[1].endswith("# origin of generation.stop")

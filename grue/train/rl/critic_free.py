@@ -25,6 +25,12 @@ over the groups kept), their tokens stay spent, and no extra round is drawn to r
 budget is in generated tokens, so a refill would only move tokens from later iterations to this one); the
 dropped groups are counted in the log (`dynamic_sampling/dropped_groups`, `.../dropped_episodes`).
 
+Rewards. `loss.reward_normalisation=per_component` standardises each component of a metric-mix reward within
+its group before the weighted sum (GDPO; grue/train/rl/multi_reward.py) and `loss.whiten_advantages` whitens
+the advantages over the iteration (GDPO's last step); the `teacher` sub-group adds a frozen teacher's per-token
+reverse-KL term to every token's advantage (on-policy distillation; grue/train/rl/teacher.py). Both change the
+reward the method's own advantage starts from, or add to it, so every method takes them.
+
 The NLPO mask composes: `grue/train/rl/masked.py` mixes NLPOTrainer's hooks into each method.
 """
 from __future__ import annotations
@@ -35,15 +41,18 @@ from typing import Any, Callable, Optional
 import torch
 
 from grue.data.sample import Sample
+from grue.errors import ConfigError
 from grue.runtime.distributed import global_sum
 from grue.train.rl.kl import kl_estimate, kl_penalised_rewards
-from grue.train.rl.kl_temperature import kl_temperature
+from grue.train.rl.kl_temperature import kl_temperature, tempered_log_probs
 from grue.train.rl.loss_options import informative_groups, overlong_penalty
-from grue.train.rl.policy_gradient import episode_weights, minus_baseline, weighted_clipped_loss
+from grue.train.rl.policy_gradient import episode_weights, group_normalised, minus_baseline, weighted_clipped_loss
 from grue.train.rl.ppo_loss import PPOLosses
 from grue.train.rl.rollout import Episodes, Experience
-from grue.train.rl.critic_free_config import LossOptions
-from grue.train.rl.trainer import RLTrainer, _check_finite
+from grue.train.rl.critic_free_config import LossOptions, TeacherOptions
+from grue.train.rl.multi_reward import per_component_normalised
+from grue.train.rl.teacher import load_teacher, reverse_kl_advantage
+from grue.train.rl.trainer import RLTrainer, _check_finite, whiten_over_processes
 
 
 class CriticFreeTrainer(RLTrainer):
@@ -52,12 +61,26 @@ class CriticFreeTrainer(RLTrainer):
     _kl_loss_total, _kl_loss_steps = 0.0, 0  # the KL term's sum over one update's minibatches, for the log
     config_group: Optional[str] = None  # the method's own config group, whose `loss` sub-group holds its loss options
     _dropped = (0, 0)  # dynamic sampling: groups and episodes left out of this iteration's update so far
+    _teacher_kl = (0.0, 0.0)  # distillation: this iteration's summed per-token reverse KL to the teacher, tokens
+    teacher: Optional[torch.nn.Module] = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        if self.loss_options().ratio == "sequence" and self.cfg.ppo.minibatch != "episodes":
+        options = self.loss_options()
+        if options.ratio == "sequence" and self.cfg.ppo.minibatch != "episodes":
             raise ValueError(f"{self.config_group}.loss.ratio=sequence needs whole episodes in each minibatch "
                              "(the sequence's ratio is over all its tokens): set ppo.minibatch=episodes")
+        if options.reward_normalisation == "per_component" and self.group_size() < 2:
+            raise ConfigError(f"{self.config_group}.loss.reward_normalisation=per_component standardises each reward "
+                              "component within a prompt's group: it needs at least 2 samples per prompt")
+        if options.reward_normalisation == "per_component" and self.cfg.reward.get("dense") is not None:
+            raise ConfigError(f"{self.config_group}.loss.reward_normalisation=per_component standardises sequence "
+                              f"rewards in their groups; reward.dense={self.cfg.reward.dense} gives per-token rewards: "
+                              "leave one of the two unset")
+        teacher = self.teacher_options()
+        if teacher.model:  # before any rollout: a teacher with another tokenizer is refused here
+            self.teacher = load_teacher(str(teacher.model), f"{self.config_group}.teacher.model", self.policy,
+                                        str(self.cfg.model.kind), str(self.cfg.model.dtype))
 
     # -- what a method says -------------------------------------------------------------------------
     def group_size(self) -> int:
@@ -88,6 +111,12 @@ class CriticFreeTrainer(RLTrainer):
         group = self.cfg.get(self.config_group) if self.config_group else None
         options = group.get("loss") if group is not None else None
         return options if options is not None else LossOptions()
+
+    def teacher_options(self) -> Any:
+        """The method's distillation settings (`<config_group>.teacher`); no teacher for a method without them."""
+        group = self.cfg.get(self.config_group) if self.config_group else None
+        options = group.get("teacher") if group is not None else None
+        return options if options is not None else TeacherOptions()
 
     def clip_bounds(self) -> tuple[Optional[float], float]:
         """(below, above) 1, the ratio's or the weight's clip: ppo.clip_range unless the options set them;
@@ -170,11 +199,45 @@ class CriticFreeTrainer(RLTrainer):
         self._dropped = (self._dropped[0] + dropped, self._dropped[1] + int((keep == 0).sum()))
         return keep
 
+    def mixed(self, episodes: Episodes) -> Episodes:
+        """The round with its task reward replaced, for the method's advantage, by the weighted sum of its
+        components each standardised in its group (`loss.reward_normalisation=per_component`: GDPO's Eqs. 4-5);
+        the task reward that is logged (and that dynamic sampling reads) stays the task's. A reward without
+        components is one component (then this is GRPO's standardisation of it)."""
+        if self.loss_options().reward_normalisation != "per_component":
+            return episodes
+        parts, reward = episodes.components, episodes.token_reward
+        if parts is None:  # a reward of one component is its own single component: GRPO's standardisation
+            values, weights = reward[:, None], torch.ones(1, dtype=reward.dtype, device=reward.device)
+        else:
+            values = torch.tensor(parts.values, dtype=reward.dtype, device=reward.device).T
+            weights = torch.tensor(parts.weights, dtype=reward.dtype, device=reward.device)
+        mixed = per_component_normalised(values, weights, lambda column: self.by_group(group_normalised, column))
+        return dataclasses.replace(episodes, token_reward=mixed)
+
+    def weighted(self, episodes: Episodes) -> Episodes:
+        """The task reward times `teacher.task_weight` (0: pure distillation; 1, the default: unchanged)."""
+        weight = float(self.teacher_options().task_weight)
+        return episodes if weight == 1.0 else dataclasses.replace(episodes, token_reward=episodes.token_reward * weight)
+
+    @torch.no_grad()
+    def distillation(self, episodes: Episodes) -> torch.Tensor:
+        """[B, T] the teacher's term of each token's advantage, coef * (log p_teacher - log p_student), both at
+        the KL's temperature over the whole vocabulary (grue/train/rl/teacher.py); its reverse KL is logged."""
+        rollout = episodes.rollout
+        teacher_logp = tempered_log_probs(self.policy, self.teacher, rollout,
+                                          kl_temperature(self.cfg.kl.temperature, rollout.temperature))
+        reverse_kl = (rollout.raw_logp - teacher_logp) * rollout.valid
+        self._teacher_kl = (self._teacher_kl[0] + reverse_kl.sum().item(), self._teacher_kl[1] + rollout.valid.sum().item())
+        return reverse_kl_advantage(teacher_logp, rollout.raw_logp, rollout.valid, float(self.teacher_options().coef))
+
     def advantages(self, episodes: Episodes) -> Experience:
-        episodes = self.shaped(episodes)
+        episodes = self.weighted(self.shaped(self.mixed(episodes)))
         rollout = episodes.rollout
         valid = rollout.valid
         advantages = self.token_advantages(episodes) * valid
+        if self.teacher is not None:
+            advantages = advantages + self.distillation(episodes)
         kl = (rollout.raw_logp - episodes.ref_logp) * valid  # logged (and controls a reward penalty's beta)
         zeros = torch.zeros_like(valid)
         # token_weight holds which episodes the update keeps until `update` turns it into their loss weights
@@ -187,7 +250,18 @@ class CriticFreeTrainer(RLTrainer):
             groups, episodes = global_sum([float(n) for n in self._dropped], self.world)
             stats.update({"dynamic_sampling/dropped_groups": groups, "dynamic_sampling/dropped_episodes": episodes})
         self._dropped = (0, 0)
+        if self.teacher is not None:  # nats per generated token, every process: falls as the student nears the teacher
+            total, tokens = global_sum(list(self._teacher_kl), self.world)
+            stats["distill/reverse_kl"] = total / max(tokens, 1.0)
+        self._teacher_kl = (0.0, 0.0)
         return stats
+
+    def trained_advantages(self, exp: Experience) -> torch.Tensor:
+        """GDPO's last step with `loss.whiten_advantages`: (A - mean) / std over every valid token of the
+        iteration on every process; otherwise as the method asks (RLTrainer)."""
+        if self.loss_options().whiten_advantages:
+            return whiten_over_processes(exp.advantages, exp.rollout.valid, self.world)
+        return super().trained_advantages(exp)
 
     # -- seam 3 --------------------------------------------------------------------------------------
     def update(self, exp: Experience) -> dict[str, float]:

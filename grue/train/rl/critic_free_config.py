@@ -19,6 +19,7 @@ AT_LEAST_TWO = Range(low=2)
 # Named here, not there, so that loading a config never imports torch.
 AGGREGATIONS = ("token", "sequence", "constant", "sum")
 LOSS_AGGREGATION = OneOf(AGGREGATIONS)
+REWARD_NORMALISATIONS = ("total", "per_component")
 
 
 @dataclass
@@ -46,6 +47,31 @@ class LossOptions:
     # reward, linearly (0: off). A share, so one preset fits every task's budget.
     overlong_buffer: float = added(0.0, FRACTION)
     overlong_penalty: float = added(1.0, NON_NEGATIVE)
+    # How a reward of several weighted components (a metric mix: reward=meteor_parent, spider, ...) reaches the
+    # method's advantage. total: the weighted sum, as every run before this option; per_component: each
+    # component standardised within its prompt group first, then the weighted sum (GDPO, Liu et al. 2026,
+    # Eqs. 4-5; grue/train/rl/multi_reward.py), so no metric's scale swamps the others.
+    reward_normalisation: str = added("total", OneOf(REWARD_NORMALISATIONS))
+    # GDPO's last step (Eq. 6): the advantages whitened over every valid token of the iteration (all processes),
+    # (A - mean) / std, as REINFORCE++'s global normalisation; off: the method's advantages as they come.
+    whiten_advantages: bool = added(False)
+
+
+@dataclass
+class TeacherOptions:
+    """On-policy distillation (issue 43; grue/train/rl/teacher.py): a frozen teacher scores the student's own
+    samples, and each token's advantage gains coef * (log p_teacher(y_t) - log p_student(y_t)), minus the
+    per-token reverse KL (Agarwal et al. 2024; Thinking Machines 2025). Every critic-free group has it as its
+    `teacher` sub-group; `distill` is its preset. Added after runs existed: each field is left out of the hash at
+    its default (no teacher: the method as before)."""
+
+    # A run directory (its model/), a model directory, `packaged:<name>` or a hub id; its tokenizer must be the
+    # student's (refused before training starts otherwise).
+    model: Optional[str] = added(None)
+    coef: float = added(1.0, NON_NEGATIVE)          # the reverse-KL advantage's weight
+    # The weight of the task reward in the method's own advantage beside the teacher's term: 1 keeps the task
+    # reward (distillation as a dense auxiliary reward), 0 is pure on-policy distillation (the `distill` preset).
+    task_weight: float = added(1.0, NON_NEGATIVE)
 
 
 @dataclass
@@ -61,6 +87,7 @@ class GRPOConfig:
     # sequence: token mean per sequence, then the mean over sequences (Eq. 3's 1/|o_i|); constant: Dr. GRPO
     loss_aggregation: str = rule("sequence", LOSS_AGGREGATION)
     loss: LossOptions = field(default_factory=LossOptions)
+    teacher: TeacherOptions = field(default_factory=TeacherOptions)
 
 
 @dataclass
@@ -77,6 +104,7 @@ class RLOOConfig:
     # paper models the completion as one action); token/sequence/constant as for GRPO
     loss_aggregation: str = rule("sum", LOSS_AGGREGATION)
     loss: LossOptions = field(default_factory=LossOptions)
+    teacher: TeacherOptions = field(default_factory=TeacherOptions)
 
 
 @dataclass
@@ -88,6 +116,7 @@ class ReinforcePPConfig:
     group_size: int = rule(1, POSITIVE)        # samples per prompt: 1 in the paper's REINFORCE++
     loss_aggregation: str = rule("token", LOSS_AGGREGATION)  # PPO's token mean, as the paper keeps PPO's loss
     loss: LossOptions = field(default_factory=LossOptions)
+    teacher: TeacherOptions = field(default_factory=TeacherOptions)
 
 
 @dataclass
@@ -98,3 +127,13 @@ class ReinforcePPBaselineConfig(ReinforcePPConfig):
     # at the same samples per prompt.
     group_size: int = rule(4, AT_LEAST_TWO)
 
+
+
+def teacher_preflight(cfg) -> list[str]:
+    """Distillation cannot start without a teacher (the `distill` preset leaves `grpo.teacher.model` to the run)."""
+    group = cfg.get("grpo")
+    teacher = group.get("teacher") if group is not None else None
+    if teacher is None or not teacher.get("model"):
+        return [f"algo={cfg.algo} distils from a teacher: set grpo.teacher.model= to a run directory, a model "
+                "directory, packaged:<name> or a hub id (its tokenizer must be the student's)"]
+    return []

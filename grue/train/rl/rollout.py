@@ -14,6 +14,7 @@ import torch
 
 from grue.data.sample import Sample
 from grue.policy.batch import PromptBatch, Rollout
+from grue.rewards.components import RewardComponents, score_episodes
 from grue.train.rl.gae import gae
 from grue.train.rl.kl import kl_penalised_rewards
 from grue.train.rl.kl_temperature import kl_log_probs
@@ -103,6 +104,8 @@ class Episodes:
     task_reward: torch.Tensor   # [B] the reward of each finished episode
     token_reward: torch.Tensor  # [B] the same, or [B, T] under a dense reward (reward.dense)
     ref_logp: torch.Tensor      # [B, T] log-probs of the actions under the frozen reference
+    # a metric mix's parts, for per-component normalisation (grue/rewards/components.py); None for other rewards
+    components: Optional[RewardComponents] = None
 
 
 @torch.no_grad()
@@ -164,11 +167,12 @@ def sample_episodes(policy: Any, samples: Sequence[Sample], gen_cfg: Any, batch_
     rollout = sample_rollout(policy, samples, gen_cfg, batch_size, make_processors, seed, iteration)
     rollout = mask_after_stop(rollout, policy.tokenizer, policy.eos_id, stops)
     generations = [c.text for c in cut_all(policy.decode(rollout.actions, rollout.valid), stops)]
-    task_reward = torch.tensor(reward_fn(samples, generations), dtype=torch.float32, device=rollout.actions.device)
+    scores, components = score_episodes(reward_fn, samples, generations)
+    task_reward = torch.tensor(scores, dtype=torch.float32, device=rollout.actions.device)
     rollout, ref_logp = kl_log_probs(policy, ref_model, rollout, kl_temperature)
     token_reward = (reward_fn.token_rewards(samples, generations, task_reward, rollout, policy.tokenizer)
                     if hasattr(reward_fn, "token_rewards") else task_reward)  # [B, T] under reward.dense
-    return Episodes(samples, rollout, generations, task_reward, token_reward, ref_logp)
+    return Episodes(samples, rollout, generations, task_reward, token_reward, ref_logp, components)
 
 
 @torch.no_grad()
