@@ -126,9 +126,10 @@ def _compare_runs(a: str, b: str, split: Optional[str], out: Optional[Path]) -> 
 
 
 def compare(
-    a: str = typer.Argument(..., help="A: a runs directory, an exported leaderboard.json, or 'paper'"),
-    b: Optional[str] = typer.Argument(None, help="B: a runs directory, an exported leaderboard.json, or 'paper' "
-                                                 "(omitted with --rows)"),
+    a: str = typer.Argument(..., help="A: a runs directory, an exported leaderboard.json, or 'paper'; or one run's "
+                                      "directory, paired prompt by prompt with B's"),
+    b: Optional[str] = typer.Argument(None, help="B: a runs directory, an exported leaderboard.json, or 'paper', or "
+                                                 "one run's directory (omitted with --rows)"),
     rows: Optional[str] = typer.Option(None, "--rows", help=ROWS_HELP),
     task: Optional[str] = typer.Option(None, "--task", help="with --rows: the task whose rows they are (needed "
                                                             "only when both names exist on several tasks)"),
