@@ -15,6 +15,11 @@ Variants, per setting:
 - `rollout`: grue's rollout sampler for one round (what the trainer calls, with its per-step records);
 - `evaluation`: grue's evaluation generation over the split (grue.run.evaluate.generate);
   both with `decoder=generate` (grue before its own decode loop) and `decoder=grue` unless --decoder says;
+- `... sampler bf16`: the same two with `decoder=grue` and the sampler on a bf16 copy of the weights
+  (`rollout.precision` / `generation.precision`, grue/policy/precision.py; --sampler-precision, none to leave
+  them out), the policy staying fp32. The rollout's figure includes what the trainer pays for it each
+  iteration: refreshing the copy (the weights are marked changed before each call, as an update changes them)
+  and the learner's forward that recomputes the round's log-probs (`: its decode alone` leaves that forward out);
 - `floor`: the compute floor, forward FLOPs of the generated tokens (every weight matrix, the vocabulary
   head and attention over the context) over the machine's measured matmul rate (the best of a few fp32
   GEMMs the size of the model's, timed in the same rounds).
@@ -23,6 +28,7 @@ hits all alike. The machine is shared: read the ratios, not the seconds.
 
     .venv/bin/python scripts/bench_generation.py [--settings causal seq2seq] [--rounds 2] [--threads 2]
         [--new-tokens 48] [--eval-samples 64] [--decoder grue|generate] [--no-warmup] [--mixed-precision bf16]
+        [--sampler-precision bf16|fp16|none]
 """
 from __future__ import annotations
 
@@ -110,18 +116,26 @@ def run_generate(s: Setting, samples: list, gen: Any, batch: int) -> int:
     return tokens
 
 
-def with_decoder(gen: Any, decoder: str) -> SimpleNamespace:
-    """The decoding settings `gen` with `decoder` (grue or generate)."""
+def with_decoder(gen: Any, decoder: str, precision: str = "fp32") -> SimpleNamespace:
+    """The decoding settings `gen` with `decoder` (grue or generate) and the sampler's `precision`."""
     fields = {k: gen[k] for k in gen} if hasattr(gen, "keys") else dict(vars(gen))
-    return SimpleNamespace(**{**fields, "decoder": decoder})
+    return SimpleNamespace(**{**fields, "decoder": decoder, "precision": precision})
 
 
 @torch.no_grad()
-def run_rollout(s: Setting, decoder: str) -> int:
+def weights_changed(policy: Any) -> None:
+    """Mark the policy's weights as written (as an update writes them), so a low-precision sampler copies them again."""
+    next(policy.model.parameters()).add_(0.0)
+
+
+@torch.no_grad()
+def run_rollout(s: Setting, decoder: str, precision: str = "fp32") -> int:
     """The trainer's sampler for one round (the records PPO needs included), without reward and reference."""
     sample = getattr(rollout_module, "sample_rollout", None)
     if sample is not None:
-        rollout = sample(s.policy, s.round_samples, with_decoder(s.cfg.rollout, decoder), s.rollout_batch,
+        if precision != "fp32":
+            weights_changed(s.policy)
+        rollout = sample(s.policy, s.round_samples, with_decoder(s.cfg.rollout, decoder, precision), s.rollout_batch,
                          seed=0, iteration=0)
         return int(rollout.valid.sum())
     # before grue.policy.decode: sample_episodes' loop over rollout batches
@@ -133,11 +147,23 @@ def run_rollout(s: Setting, decoder: str) -> int:
 
 
 @torch.no_grad()
-def run_evaluation(s: Setting, decoder: str) -> int:
+def run_low_precision_decode(s: Setting, precision: str) -> int:
+    """The low-precision sampler's decode alone (its copy refreshed first), without the learner's recompute."""
+    from grue.policy.precision import sampling_policy
+
+    weights_changed(s.policy)
+    sampler = sampling_policy(s.policy, precision)
+    rollout = rollout_module._sample_rollout(sampler, s.round_samples, with_decoder(s.cfg.rollout, "grue", precision),
+                                             s.rollout_batch, None, 0, 0)
+    return int(rollout.valid.sum())
+
+
+@torch.no_grad()
+def run_evaluation(s: Setting, decoder: str, precision: str = "fp32") -> int:
     """grue's evaluation generation. Texts do not say how many tokens made them: the count is plain generate's
     on the same split and settings (the same tokens under greedy decoding or a fixed length, the same
     distribution of lengths when sampling)."""
-    evaluate.generate(s.policy, s.eval_samples, with_decoder(s.cfg.generation, decoder), s.eval_batch)
+    evaluate.generate(s.policy, s.eval_samples, with_decoder(s.cfg.generation, decoder, precision), s.eval_batch)
     return -1
 
 
@@ -187,6 +213,9 @@ def main() -> None:
     parser.add_argument("--mixed-precision", choices=("no", "bf16"), default="no",
                         help="run every variant under bf16 autocast (model.mixed_precision=bf16; fp32 weights), "
                              "the floor then at the bf16 GEMM rate")
+    parser.add_argument("--sampler-precision", choices=("bf16", "fp16", "none"), default="bf16",
+                        help="also time the rollout sampler and evaluation with decoder=grue on a copy of the weights "
+                             "at this precision (none: leave them out)")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     settings = [causal_setting(args) if name == "causal" else seq2seq_setting(args) for name in args.settings]
@@ -203,10 +232,19 @@ def main() -> None:
                          lambda s=s: run_generate(s, s.round_samples, s.cfg.rollout, s.rollout_batch)))
         variants += [(f"{s.name} rollout sampler, decoder={d}", s, lambda s=s, d=d: run_rollout(s, d))
                      for d in decoders]
+        low = args.sampler_precision
+        if low != "none":
+            variants.append((f"{s.name} rollout sampler, decoder=grue, sampler {low}", s,
+                             lambda s=s, low=low: run_rollout(s, "grue", low)))
+            variants.append((f"{s.name} rollout sampler, decoder=grue, sampler {low}: its decode alone", s,
+                             lambda s=s, low=low: run_low_precision_decode(s, low)))
         variants.append((f"{s.name} generate (eval split, batch {s.eval_batch})", s,
                          lambda s=s: run_generate(s, s.eval_samples, s.cfg.generation, s.eval_batch)))
         variants += [(f"{s.name} evaluation generation, decoder={d}", s, lambda s=s, d=d: run_evaluation(s, d))
                      for d in decoders]
+        if low != "none":
+            variants.append((f"{s.name} evaluation generation, decoder=grue, sampler {low}", s,
+                             lambda s=s, low=low: run_evaluation(s, "grue", low)))
     times: dict[str, list[float]] = {name: [] for name, _, _ in variants}
     tokens: dict[str, int] = {}
     rates: list[float] = []
@@ -221,6 +259,10 @@ def main() -> None:
             times[name].append(time.perf_counter() - start)
             print(f"  round {round_} {name}: {times[name][-1]:.2f} s", file=sys.stderr, flush=True)
     rate = statistics.median(rates[-args.rounds:])
+    import os
+
+    load = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"load average at the end {load} on {os.cpu_count()} cores (a loaded machine: read the ratios)")
     print(f"threads {args.threads}; mixed precision {args.mixed_precision}; {str(gemm_dtype)[6:]} matmul rate "
           f"{rate / 1e9:.1f} GFLOP/s (median of rounds)")
     print(f"| variant | tokens | median s | tokens/s | x generate | floor tokens/s | x floor |")

@@ -89,6 +89,11 @@ class LowPrecisionCopy:
         self.refreshes += 1
 
 
+def is_sampler_copy(policy: Any) -> bool:
+    """Whether `policy` is a low-precision sampler's view (its records are recomputed by the learner)."""
+    return getattr(policy, _VIEW_OF, None) is not None
+
+
 def sampling_policy(policy: Any, precision: str) -> Any:
     """The policy the sampler decodes with: `policy` itself at fp32, else a view of it (same tokenizer and
     settings) whose model is the low-precision copy of `policy.model`'s present weights."""
