@@ -17,8 +17,10 @@ from typing import Any, Mapping, Sequence
 
 from grue.errors import GrueUserError
 from grue.extend.code_digests import KEY
+from grue.storage import run_layout as layout
+
 # Never carried into the re-scored run: its own config, status, lock and results are written for it.
-_NOT_COPIED = ("results.json", "run.json", "config.yaml", "config_hash.txt", ".lock", "checkpoints")
+_NOT_COPIED = (layout.RESULTS, layout.STATUS, layout.CONFIG, layout.CONFIG_HASH, layout.LOCK, layout.CHECKPOINTS)
 
 
 def _settings(values: Mapping[str, Any]) -> dict:
@@ -54,7 +56,7 @@ def changed_code_note(cfg: Any, config_hash: str) -> str | None:
     values = OmegaConf.to_container(cfg, resolve=True)
     mine, metrics = _settings(values), list(cfg.eval.metrics)
     prefix = here.path.name[:-8]  # <task>-<profile>-<algo>-seed<seed>-
-    others = sorted(Path(cfg.output_dir).glob(f"{prefix}*/results.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+    others = sorted(Path(cfg.output_dir).glob(f"{prefix}*/{layout.RESULTS}"), key=lambda p: p.stat().st_mtime, reverse=True)
     for results in others:
         if results.parent == here.path:
             continue
