@@ -70,7 +70,7 @@ def load_teacher(ref: str, setting: str, policy: Any, kind: str, dtype: str) -> 
     """The frozen teacher for `policy` (the student), of the student's model kind (`causal` or `seq2seq`),
     on its device. Its tokenizer is read and compared first, so a mismatched teacher is refused before its
     weights are loaded. `setting` names the config key in the refusal."""
-    from transformers import AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
+    from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
 
     from grue.policy.load import training_dtype
 
@@ -80,6 +80,11 @@ def load_teacher(ref: str, setting: str, policy: Any, kind: str, dtype: str) -> 
         raise TeacherRefused(f"{setting}={ref}: the teacher's tokenizer is not the student's ({difference}); "
                              "distillation scores the student's own token ids under the teacher, so both must "
                              "share one tokenizer")
+    teacher_kind = "seq2seq" if getattr(AutoConfig.from_pretrained(directory), "is_encoder_decoder", False) else "causal"
+    if teacher_kind != kind:
+        raise TeacherRefused(f"{setting}={ref}: the teacher is a {teacher_kind} model and the student (model.kind) a "
+                             f"{kind} one; the teacher scores the student's tokens as the student reads them, so "
+                             "both must be of one kind")
     auto = AutoModelForSeq2SeqLM if kind == "seq2seq" else AutoModelForCausalLM
     model = auto.from_pretrained(directory, dtype=training_dtype(dtype)).to(policy.device).eval()
     for parameter in model.parameters():

@@ -103,6 +103,12 @@ def test_a_teacher_with_another_tokenizer_is_refused_before_training(tiny_causal
         make_trainer("grpo", tiny_causal_policy, config("grpo", 0, grpo={"teacher": {"model": teacher_dir}}))
 
 
+def test_a_teacher_of_another_model_kind_is_refused(tiny_causal_policy, tiny_t5_dir):
+    """The tiny T5 shares the student's tokenizer, but an encoder-decoder cannot score a causal student's tokens."""
+    with pytest.raises(TeacherRefused, match="the teacher is a seq2seq model and the student .* a causal one"):
+        make_trainer("grpo", tiny_causal_policy, config("grpo", 0, grpo={"teacher": {"model": tiny_t5_dir}}))
+
+
 def test_the_cli_refuses_it_in_one_line(tiny_imdb_args, tmp_path):
     from cli import app
 
