@@ -22,7 +22,7 @@ EXPECTED = ("about 8 minutes the first time on 2 idle cores (building the mini a
 NEXT_COMMANDS = (
     ("grue sweep task=imdb profile=mini algo=zero_shot,ppo,nlpo seed=0,1,2", "three seeds each, resumable cell by cell"),
     ("grue leaderboard export runs={out} format=md,html out={out}/leaderboard", "the board with seeds and significance"),
-    ("grue config task=imdb profile=mini algo=ppo", "every setting of a run and where it came from"),
+    ("grue config task=imdb profile=mini algo=ppo --origins", "every setting of a run and where it came from"),
 )
 
 

@@ -87,12 +87,7 @@ class Run:
         from grue.run.preflight import check_assets
 
         if self.main:
-            threads = configure_threads(self.cfg)  # building assets (the mini classifier) keeps to `threads=` too
-            from grue.run.time_estimate import estimate_line
-            from grue.runtime.thread_default import thread_line
-
-            console.print(f"\\[grue] {thread_line(threads, self.cfg.threads)}; {estimate_line(self.cfg)}",
-                          soft_wrap=True)
+            configure_threads(self.cfg)  # building assets (the mini classifier) keeps to `threads=` too
             check_assets(self.cfg)  # before anything is written or trained
         with sigterm_as_interrupt():  # a scheduler's or a sweep's stop ends the run as Ctrl-C does
             return self._execute_locked()
@@ -192,7 +187,7 @@ class Run:
         from grue.run.tracking import log_metrics, start_tracking
 
         start_tracking(self)  # TensorBoard (and W&B when asked) through accelerate's trackers
-        configure_threads(cfg)
+        threads = configure_threads(cfg)
         seed_everything(cfg.seed)
         from tasks import get_task
 
@@ -204,7 +199,7 @@ class Run:
         from grue.policy.load import load_policy
 
         policy = load_policy(cfg, init_ref, self.device)
-        truncation = self._prompt_truncation(policy, splits)
+        truncation = self._start_lines(policy, splits, threads)
         scorers = build_task_scorers(cfg, policy, self.device) if self.main else None  # metrics: main process
         for name, why in (scorers.unavailable.items() if scorers else ()):
             console.print(f"[yellow]\\[grue] metric {name} unavailable: {why}[/]")
@@ -234,12 +229,17 @@ class Run:
         self._barrier()  # no rank returns before results.json (and model/) exist
         return self.dir.path
 
-    def _prompt_truncation(self, policy: Any, splits: dict) -> dict:
-        """How many prompts of each split the policy's limit cuts, said once (main process) and recorded."""
+    def _start_lines(self, policy: Any, splits: dict, threads: int) -> dict:
+        """Said once (main process) before the work starts: the threads, the time the run should take, how
+        many prompts of each split the policy's limit cuts (also recorded in results.json)."""
+        from grue.run.time_estimate import estimate_line
         from grue.run.truncation import count_for_run, truncation_line, truncation_record
+        from grue.runtime.thread_default import thread_line
 
         counts = count_for_run(self.cfg, policy.tokenizer, splits)
         if self.main:
+            console.print(f"\\[grue] {thread_line(threads, self.cfg.threads)}; {estimate_line(self.cfg)}",
+                          soft_wrap=True)
             console.print(f"\\[grue] {truncation_line(self.cfg, counts)}", soft_wrap=True)
         return truncation_record(self.cfg, counts)
 

@@ -105,5 +105,5 @@ def estimate_line(cfg: Any) -> str:
                 "estimates the time left once training starts")
     spread = "" if found.records == 1 else f" (range {_clock(found.low)}-{_clock(found.high)})"
     scaled = ", training scaled to this run's token budget" if found.scaled else ""
-    return (f"time: about {_clock(found.seconds)} from now{spread}, from {found.records} finished {setting} run(s) in "
+    return (f"time: about {_clock(found.seconds)} in all{spread}, from {found.records} finished {setting} run(s) in "
             f"{cfg.output_dir}/{scaled}; other jobs on these cores stretch it")

@@ -61,7 +61,7 @@ def test_the_estimate_scales_recorded_training_to_this_budget(tmp_path):
     found = estimate(cfg)
     assert (found.seconds, found.low, found.high, found.records, found.scaled) == (450, 400, 500, 2, True)
     line = estimate_line(cfg)
-    assert "about 7:30 from now (range 6:40-8:20), from 2 finished imdb mini ppo run(s)" in line
+    assert "about 7:30 in all (range 6:40-8:20), from 2 finished imdb mini ppo run(s)" in line
     assert "scaled to this run's token budget" in line
 
 
@@ -70,7 +70,7 @@ def test_no_record_no_estimate_said_so(tmp_path):
     assert estimate(cfg) is None
     assert "no finished imdb mini zero_shot run" in estimate_line(cfg)
     _record(tmp_path, "imdb-mini-zero_shot-seed0-ffff", "zero_shot", 75, 0, 0)  # nothing trained: taken as it was
-    assert estimate(cfg).seconds == 75 and "about 1:15 from now, from 1 finished" in estimate_line(cfg)
+    assert estimate(cfg).seconds == 75 and "about 1:15 in all, from 1 finished" in estimate_line(cfg)
 
 
 def test_a_run_records_how_many_prompts_its_limit_cut(tiny_imdb_args, tiny_model_dirs):
