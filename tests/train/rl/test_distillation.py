@@ -174,3 +174,36 @@ def test_the_student_moves_toward_the_teacher(tiny_causal_policy, tiny_tokenizer
     kls = [trainer.step()["distill/reverse_kl"] for _ in range(25)]
     before, after = sum(kls[:3]) / 3, sum(kls[-3:]) / 3
     assert after < 0.6 * before, (seed, kls)
+
+
+def test_an_encoder_decoder_teacher_scores_a_seq2seq_student(tiny_seq2seq_policy, tiny_tokenizer, tmp_path):
+    """The same hand computation on the tiny T5 (the seq2seq tasks' policy kind): the teacher, a T5 of another
+    seed, reads the prompt in its encoder and the student's tokens after the decoder start in its decoder."""
+    from transformers import T5Config, T5ForConditionalGeneration
+
+    torch.manual_seed(5)
+    T5ForConditionalGeneration(T5Config(vocab_size=len(tiny_tokenizer), d_model=32, d_kv=8, d_ff=64, num_layers=2,
+                                        num_decoder_layers=2, num_heads=2, pad_token_id=0, eos_token_id=1,
+                                        decoder_start_token_id=0, dropout_rate=0.0)).save_pretrained(tmp_path / "t5")
+    tiny_tokenizer.save_pretrained(tmp_path / "t5")
+    cfg = config("grpo", 0, model={"kind": "seq2seq"},
+                 grpo={"teacher": {"model": str(tmp_path / "t5"), "task_weight": 0.0}})
+    torch.manual_seed(0)
+    trainer = make_trainer("grpo", tiny_seq2seq_policy, cfg)
+    episodes = trainer.rollout_round(trainer._my_samples(4))
+    got = trainer.advantages(episodes).advantages
+    rollout = episodes.rollout
+
+    def log_probs(model, prompt, actions):
+        decoder = torch.cat([torch.tensor([0]), actions[:-1]])[None]
+        with torch.no_grad():
+            logits = model(input_ids=prompt[None], decoder_input_ids=decoder).logits[0]
+        return torch.log_softmax(logits.float(), dim=-1).gather(1, actions[:, None])[:, 0]
+
+    for i in range(rollout.actions.shape[0]):
+        prompt = rollout.prompts.input_ids[i][rollout.prompts.attention_mask[i].bool()]
+        n = int(rollout.valid[i].sum())
+        actions = rollout.actions[i, :n]
+        want = log_probs(trainer.teacher, prompt, actions) - log_probs(tiny_seq2seq_policy.model, prompt, actions)
+        assert torch.allclose(got[i, :n], want, atol=1e-4), (i, got[i, :n], want)
+    assert got.abs().max() > 0.01

@@ -143,20 +143,23 @@ def test_the_gdpo_preset_is_the_paper_s_three_steps():
     assert preset["scale_rewards"] is False
 
 
+class EAndO:
+    """The share of e's and the share of o's, weighted 1 each."""
+    name = "e_and_o"
+
+    def score_components(self, samples, generations):
+        return RewardComponents(("e", "o"), (1.0, 1.0), tuple(
+            tuple(sum(c == letter for c in g) / max(1, len(g)) for g in generations) for letter in "eo"))
+
+    def __call__(self, samples, generations):
+        return self.score_components(samples, generations).total()
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_gdpo_raises_a_two_component_reward_within_the_budget(tiny_causal_policy, seed):
     """As tests/train/rl/test_critic_free_learning.py holds GRPO to: the mean of the last 3 of 25 iterations'
-    summed reward at least 0.1 above the first 3's, the components being the shares of e's and of o's."""
-
-    class EAndO:
-        name = "e_and_o"
-
-        def score_components(self, samples, generations):
-            return RewardComponents(("e", "o"), (1.0, 1.0), tuple(
-                tuple(sum(c == letter for c in g) / max(1, len(g)) for g in generations) for letter in "eo"))
-
-        def __call__(self, samples, generations):
-            return self.score_components(samples, generations).total()
+    summed reward at least 0.1 above the first 3's, the components being the shares of e's and of o's (gains
+    measured when written: 0.51, 0.33, 0.41 on seeds 0, 1, 2)."""
 
     preset = get_algorithm("gdpo").preset["grpo"]
     torch.manual_seed(seed)
@@ -182,3 +185,14 @@ def test_a_real_metric_mix_gives_each_metric_s_per_sample_value():
     assert parts.names == ("rouge1", "rouge2") and parts.weights == (0.25, 0.75)
     assert parts.values[0] == pytest.approx((5 / 6, 2 / 3)) and parts.values[1] == pytest.approx((0.6, 0.0))
     assert reward(samples, generations) == pytest.approx([0.25 * 5 / 6 + 0.75 * 0.6, 0.25 * 2 / 3])
+
+
+def test_gdpo_learns_on_a_seq2seq_policy_too(tiny_seq2seq_policy):
+    """The two-component reward on the 2-layer T5, seed 0, as the other critic-free methods are held to (gain
+    measured when written: 0.36)."""
+    preset = get_algorithm("gdpo").preset["grpo"]
+    torch.manual_seed(0)
+    trainer = make_trainer("gdpo", tiny_seq2seq_policy, config("grpo", 0, grpo=preset))
+    trainer.reward_fn = EAndO()
+    rewards = [trainer.step()["reward_mean"] for _ in range(25)]
+    assert sum(rewards[-3:]) / 3 > sum(rewards[:3]) / 3 + 0.1, rewards
