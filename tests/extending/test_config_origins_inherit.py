@@ -50,3 +50,14 @@ def test_a_file_that_inherits_nothing_has_no_note_and_no_inherited_origin(user_t
     import yaml
 
     assert yaml.safe_load(text)["data"]["prompt_suffix"] == "\nTopic:"  # a multi-line value stays one YAML line
+
+
+def test_grue_run_says_the_same_note(user_task):
+    from grue.commands.config_origins import inherit_note_of
+    from grue.config import load_config
+
+    args = [f"task={user_task}", "profile=mini", "algo=ppo"]
+    assert inherit_note_of(args, load_config(args)) == ""                  # nothing inherited yet
+    _inherit_imdb(user_task)
+    _, _, note = config_with_origins(args)
+    assert note and inherit_note_of(args, load_config(args)) == note
