@@ -92,13 +92,17 @@ def _check_assets(cfg: Any, report: Report) -> None:
 
 
 def reward_metrics(name: str) -> list[str]:
-    """The metrics a reward is made of: a composite's parts, the metric of the same name, or none (a
-    reward registered by other code is checked when it is built)."""
+    """The metrics a reward is made of: a composite's or an inline mix's parts, the metric of the same name, or
+    none (a reward registered by other code is checked when it is built)."""
     from grue.metrics.registry import known_metrics
     from grue.rewards.metric_reward import COMPOSITES
+    from grue.rewards.mix import mix_weights
 
     if name in COMPOSITES:
         return list(COMPOSITES[name])
+    mix = mix_weights(name)  # reward=meteor@0.5+cider@0.5 (grue/rewards/mix.py)
+    if mix is not None:
+        return list(mix)
     return [name] if name in known_metrics() else []
 
 

@@ -228,7 +228,8 @@ class CriticFreeTrainer(RLTrainer):
         teacher_logp = tempered_log_probs(self.policy, self.teacher, rollout,
                                           kl_temperature(self.cfg.kl.temperature, rollout.temperature))
         reverse_kl = (rollout.raw_logp - teacher_logp) * rollout.valid
-        self._teacher_kl = (self._teacher_kl[0] + reverse_kl.sum().item(), self._teacher_kl[1] + rollout.valid.sum().item())
+        total, tokens = self._teacher_kl
+        self._teacher_kl = (total + reverse_kl.sum().item(), tokens + rollout.valid.sum().item())
         return reverse_kl_advantage(teacher_logp, rollout.raw_logp, rollout.valid, float(self.teacher_options().coef))
 
     def advantages(self, episodes: Episodes) -> Experience:

@@ -56,7 +56,8 @@ def tokenizer_difference(student: Any, teacher: Any) -> Optional[str]:
     """How the teacher's tokenizer differs from the student's, in words, or None when the same ids mean the
     same tokens for both (vocabulary, merges, normaliser and pre-tokeniser, end-of-sequence id)."""
     if student.get_vocab() != teacher.get_vocab():
-        return f"its vocabulary differs ({len(teacher.get_vocab())} tokens against the student's {len(student.get_vocab())})"
+        theirs, ours = len(teacher.get_vocab()), len(student.get_vocab())
+        return f"its vocabulary differs ({theirs} tokens against the student's {ours})"
     if student.eos_token_id != teacher.eos_token_id:
         return f"its end-of-sequence id is {teacher.eos_token_id}, the student's {student.eos_token_id}"
     ours, theirs = _backend_parts(student), _backend_parts(teacher)
@@ -80,7 +81,8 @@ def load_teacher(ref: str, setting: str, policy: Any, kind: str, dtype: str) -> 
         raise TeacherRefused(f"{setting}={ref}: the teacher's tokenizer is not the student's ({difference}); "
                              "distillation scores the student's own token ids under the teacher, so both must "
                              "share one tokenizer")
-    teacher_kind = "seq2seq" if getattr(AutoConfig.from_pretrained(directory), "is_encoder_decoder", False) else "causal"
+    encoder_decoder = getattr(AutoConfig.from_pretrained(directory), "is_encoder_decoder", False)
+    teacher_kind = "seq2seq" if encoder_decoder else "causal"
     if teacher_kind != kind:
         raise TeacherRefused(f"{setting}={ref}: the teacher is a {teacher_kind} model and the student (model.kind) a "
                              f"{kind} one; the teacher scores the student's tokens as the student reads them, so "

@@ -66,6 +66,9 @@ def test_a_weighted_mix_of_metrics_is_named_inline():
     assert mix_weights("meteor+cider") == {"meteor": 1.0, "cider": 1.0}
     assert mix_weights("meteor") is None
     check_reward("meteor@0.5+cider@0.5")
+    from grue.run.preflight import reward_metrics
+
+    assert reward_metrics("meteor@0.5+cider@0.5") == ["meteor", "cider"]  # preflight checks each part is available
     for bad, why in (("meteor@0.5+cidr@0.5", "Did you mean: cider"), ("meteor@x", "must be a number"),
                      ("meteor+meteor", "twice")):
         with pytest.raises(KeyError, match=why):
