@@ -69,7 +69,8 @@ def test_a_user_task_runs_scores_and_shows_on_the_board(user_task, tiny_model_di
     markdown = (out / "leaderboard.md").read_text()
     table = markdown[markdown.index("## echo_topic (test split)"):]
     table = table[:table.index("\n## ")]
-    assert "| PPO | python:my_rewards.py:overlap |" in table and "python:my_metrics.py:topic_hit ↑" in table
+    assert "| PPO | python:my_rewards.py:overlap |" in table and "| topic_hit ↑ |" in table  # titled by its function
+    assert "topic_hit = python:my_metrics.py:topic_hit" in table                             # named in full below
     assert "## Overall board — profile mini" not in markdown, "a user task entered the GRUE score"
     site = "\n".join(p.read_text(encoding="utf-8") for p in out.rglob("*.html"))
     assert "echo_topic" in site and "python:my_rewards.py:overlap" in site
