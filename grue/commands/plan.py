@@ -200,3 +200,6 @@ def plan_command(args: Sequence[str]) -> None:
                f"checkpointing {'on' if cfg.model.gradient_checkpointing else 'off'}, {world} process(es)"
                f"{', shard=' + shard if shard else ''}")
     typer.echo(plan.table())
+    from grue.run.time_estimate import estimate_line
+
+    typer.echo(estimate_line(cfg))  # the wall time, from finished runs of this setting (grue/run/time_estimate.py)

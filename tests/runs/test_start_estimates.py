@@ -116,3 +116,15 @@ def test_a_prompt_of_exactly_the_limit_is_not_cut_and_seq2seq_counts_its_end_tok
                                                "test 1/3 (33%, longest 5); a longer limit keeps them whole")
     assert truncation_line(causal, {"test": {"prompts": 3, "truncated": 0, "longest": 4}}) == \
         "prompts: none longer than model.max_prompt_length=4"
+
+
+def test_grue_plan_ends_with_the_time_estimate(tmp_path, tiny_model_dirs):
+    from typer.testing import CliRunner
+
+    from cli import app
+
+    _record(tmp_path, "imdb-mini-ppo-seed0-aaaa", "ppo", 300, 200, 3072, policy=str(tiny_model_dirs.policy))
+    result = CliRunner().invoke(app, ["plan", "task=imdb", "profile=mini", "algo=ppo", f"output_dir={tmp_path}",
+                                      f"model.policy={tiny_model_dirs.policy}"])
+    assert result.exit_code == 0, result.output
+    assert result.output.rstrip().splitlines()[-1].startswith("time: about 8:20 in all, from 1 finished")
