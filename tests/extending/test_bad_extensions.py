@@ -97,7 +97,7 @@ def test_a_reward_returning_the_wrong_length_nan_or_not_a_list(user_task, tiny_m
     runs = tmp_path / "runs"
     refused(["run", f"task={user_task}", "profile=mini", "algo=ppo", f"model.policy={tiny_model_dirs.policy}",
              f"output_dir={runs}", "threads=1"], "reward 'python:my_rewards.py:overlap'", expected,
-            "nothing was started", started=True)  # tried on a few of its records before anything is built (issue 47)
+            "nothing was started")  # tried on a few of its records before anything is built (issue 47)
     assert not list(runs.glob("*/results.json"))
 
 
