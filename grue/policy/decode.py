@@ -148,12 +148,8 @@ def decode(policy: Any, prompts: PromptBatch, gen: Any, keys: Sequence[int], pro
     after the min-length rule and before temperature/top-k/top-p, given generate()'s input_ids.
     Without records (evaluation) the matrix products run on packed oneDNN weights (grue.policy.packed_linear:
     the same products to float rounding); a rollout's records keep torch's own products, the ones the
-    update recomputes them with, unless the sampler is a low-precision copy whose records the learner
-    recomputes anyway (grue.policy.precision): that one decodes on packed weights too."""
-    from grue.policy.precision import is_sampler_copy
-
-    copy = is_sampler_copy(policy)
-    with packed_linears(policy.model, enabled=not record or copy, bf16_weights=copy):
+    update recomputes them with."""
+    with packed_linears(policy.model, enabled=not record):
         return _decode(policy, prompts, gen, keys, processors, record)
 
 

@@ -10,8 +10,7 @@ generate()'s cached decoding already does with the update's full forward pass.
 `packed_linears(model)` swaps every nn.Linear's forward for the packed one for the length of a `with`
 block and restores it after: the packed copies are made from the weights as they are when the block
 starts, so a decode always uses the current policy. Off where oneDNN is unavailable, off the CPU, or
-for other dtypes than float32, except a bf16 sampler's copy of the weights (grue.policy.precision), packed
-in bf16.
+for other dtypes than float32.
 
 A model that runs under bf16 autocast (model.mixed_precision=bf16, grue.runtime.accelerator.autocast_forward)
 gets its weights packed in bf16 and its products in bf16, as autocast would run them: packed fp32 weights
@@ -28,14 +27,12 @@ from typing import Any, Iterator
 import torch
 
 
-def available(model: Any, bf16_weights: bool = False) -> bool:
-    """Whether `model`'s linears can be packed: fp32 weights, or bf16 ones where the caller allows them."""
+def available(model: Any) -> bool:
     try:
         param = next(model.parameters())
     except StopIteration:
         return False
-    dtypes = (torch.float32, torch.bfloat16) if bf16_weights else (torch.float32,)
-    return torch.backends.mkldnn.is_available() and param.device.type == "cpu" and param.dtype in dtypes
+    return (torch.backends.mkldnn.is_available() and param.device.type == "cpu" and param.dtype == torch.float32)
 
 
 def bf16_packing_supported() -> bool:
@@ -44,10 +41,7 @@ def bf16_packing_supported() -> bool:
 
 
 def autocast_dtype(model: Any) -> torch.dtype:
-    """The dtype `model`'s matrix products run in: bf16 for bf16 weights (a bf16 sampler's copy,
-    grue.policy.precision) or under grue's bf16 autocast, else float32."""
-    if next(model.parameters()).dtype == torch.bfloat16:
-        return torch.bfloat16
+    """The dtype `model`'s matrix products run in: bf16 under grue's bf16 autocast, else float32."""
     settings = model.__dict__.get("_grue_autocast")
     return torch.bfloat16 if settings and settings[0] == "cpu" and settings[1] == "bfloat16" else torch.float32
 
@@ -68,11 +62,10 @@ def _packed_forward(weight: torch.Tensor, bias: Any, dtype: torch.dtype = torch.
 
 
 @contextmanager
-def packed_linears(model: Any, enabled: bool = True, bf16_weights: bool = False) -> Iterator[None]:
+def packed_linears(model: Any, enabled: bool = True) -> Iterator[None]:
     """Every nn.Linear of `model` through packed oneDNN weights inside the block (a no-op when not `enabled`
-    or not available). `bf16_weights`: a model whose weights are bf16 is packed too (a bf16 sampler's copy;
-    a run with model.dtype=bfloat16 keeps torch's products, as before)."""
-    if not enabled or not available(model, bf16_weights):
+    or not available)."""
+    if not enabled or not available(model):
         yield
         return
     swapped, dtype = [], autocast_dtype(model)
