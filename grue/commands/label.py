@@ -125,7 +125,7 @@ def _label(labeler: Any, queries: Sequence, out: Path, samples: dict) -> list:
 def queries(args: Optional[list[str]] = ARGS) -> None:
     """Sample n queries (a prompt and k candidates) from a model or run with the task's rollout decoding."""
     from grue.policy.load import load_policy
-    from grue.rewards.learned.queries import extend_queries, query_samples
+    from grue.rewards.learned.queries import collect_queries
     from grue.runtime.process import device_of, seed_everything
     from grue.storage.outputs import check_output_file
 
@@ -136,11 +136,11 @@ def queries(args: Optional[list[str]] = ARGS) -> None:
     check_output_file(out, [Path(model)])
     read_comparisons(out)  # a resumed file must be a comparisons file before any sampling
     seed_everything(cfg.seed)
-    samples = query_samples(_samples(cfg, own.get("split", "train")), n, seed=int(cfg.seed))
+    split = _samples(cfg, own.get("split", "train"))
     policy = load_policy(cfg, _model_ref(model), device_of(cfg))
     prefix = f"{cfg.task}-{Path(model).name}-s{cfg.seed}-"
-    made = extend_queries(out, policy, samples, cfg.rollout, k, model, prefix, seed=int(cfg.seed), task=cfg.task,
-                          progress=lambda m: console.print(f"\\[grue] {m}/{len(samples)} queries", end="\r"))
+    made = collect_queries(out, policy, cfg, split, n, k, model, prefix,
+                           progress=lambda m: console.print(f"\\[grue] {m}/{n} queries", end="\r"))
     console.print(f"\\[grue] {len(made)} queries of {k} candidates in {out}")
 
 
@@ -156,8 +156,7 @@ def _queries_in(path: Path) -> list:
 @_user_errors
 def mock(args: Optional[list[str]] = ARGS) -> None:
     """Answer every query with a mock labeler: a registered reward as the oracle (noise: reward.labeler_*)."""
-    from grue.rewards.learned.labelers import MockLabeler
-    from grue.rewards.registry import build_named_reward
+    from grue.rewards.learned.labelers import mock_labeler
     from grue.storage.outputs import check_output_file
 
     own, rest = own_and_config(args, ("queries", "labeler", "out", "split"))
@@ -170,8 +169,7 @@ def mock(args: Optional[list[str]] = ARGS) -> None:
         read_comparisons(out)
     name = _labeler(cfg, own)
     samples = {s.id: s for s in _samples(cfg, own.get("split", "train"))}
-    labeler = MockLabeler(build_named_reward(cfg, name), cfg.reward.labeler_temperature,
-                          cfg.reward.labeler_error_rate, seed=int(cfg.seed))
+    labeler = mock_labeler(cfg, name)
     answers = _label(labeler, queries, out, samples)
     console.print(f"\\[grue] {len(answers)} answers by {labeler.name} in {out}")
 

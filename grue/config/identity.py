@@ -33,6 +33,10 @@ HASHED_WHEN_SET = "hashed_when_set"
 # is loaded (grue/config/load.py), so a file edited or appended to in place is a new setting (DPO's
 # comparisons file: dpo.comparisons_sha256 of dpo.comparisons).
 FILE_DIGEST = "file_digest"
+# Field metadata beside FILE_DIGEST: "module:function" of the config giving the digest when the file key names a
+# file grue makes during the run (dpo.comparisons=auto): the digest of what the file is made from, so the hash
+# stays a function of the settings (grue/train/offline/auto_recipe.py).
+DIGEST_OF_RECIPE = "digest_of_recipe"
 # Groups read only when a switch is on: the critic's settings matter only to runs with a dense critic.
 CONDITIONAL_GROUPS = {"critic": ("reward", "dense")}
 

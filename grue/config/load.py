@@ -16,7 +16,7 @@ from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBase
 from grue.errors import ConfigError  # noqa: F401  (re-exported: grue.config.ConfigError)
 from grue.config.constraints import RULE_KEY, closest, rule_problems, schema_fields
 from grue.config.cross_fields import cross_field_problems
-from grue.config.identity import FILE_DIGEST
+from grue.config.identity import DIGEST_OF_RECIPE, FILE_DIGEST
 from grue.config.identity import config_hash, semantic_config  # noqa: F401  (the config's identity, re-exported)
 from grue.config.schema import RunConfig, run_schema, schema_config
 
@@ -44,6 +44,7 @@ class _Keys:
     rules: dict[str, Any]
     all: list[str]
     digests: dict[str, str]
+    recipes: dict[str, str]  # digest key -> "module:function" for a file grue makes (DIGEST_OF_RECIPE)
 
 
 @functools.lru_cache(maxsize=8)
@@ -52,7 +53,8 @@ def _keys_of(schema: type) -> _Keys:
     return _Keys(schema, {key: kind for key, _, kind in leaves},
                  {key: item.metadata.get(RULE_KEY) for key, item, _ in leaves},
                  _all_keys(OmegaConf.to_container(OmegaConf.structured(schema))),
-                 {key: item.metadata[FILE_DIGEST] for key, item, _ in leaves if item.metadata.get(FILE_DIGEST)})
+                 {key: item.metadata[FILE_DIGEST] for key, item, _ in leaves if item.metadata.get(FILE_DIGEST)},
+                 {key: item.metadata[DIGEST_OF_RECIPE] for key, item, _ in leaves if item.metadata.get(DIGEST_OF_RECIPE)})
 
 
 def _keys() -> _Keys:
@@ -256,10 +258,16 @@ def _file_digests(cfg: DictConfig) -> dict[str, Any]:
     import hashlib
     import os
 
+    from grue.train.registry import load_attribute
+
     layer: dict[str, Any] = {}
-    for key, source in _keys().digests.items():
+    keys = _keys()
+    for key, source in keys.digests.items():
         path = OmegaConf.select(cfg, source)
-        digest = hashlib.sha256(open(path, "rb").read()).hexdigest() if path and os.path.isfile(path) else None
+        # a file the run makes (the recipe's function says; a file of the same name is not it): its recipe's digest
+        digest = load_attribute(keys.recipes[key])(cfg) if key in keys.recipes else None
+        if digest is None and path and os.path.isfile(path):
+            digest = hashlib.sha256(open(path, "rb").read()).hexdigest()
         *groups, leaf = key.split(".")
         node = layer
         for group in groups:

@@ -14,6 +14,7 @@ from grue.config.read_groups import shown_config
 from grue.metrics.registry import higher_is_better, known_metrics
 from grue.results.digests import split_digest
 from grue.results.schema import SCHEMA_VERSION
+from grue.train.offline.comparisons_record import comparisons_fields
 from grue.train.registry import find_algorithm, optimises_reward
 from grue.train.regulariser import regulariser_of
 
@@ -71,4 +72,5 @@ def results_document(cfg: Any, task: Any, config_hash: str, init_model: str, met
         **({"data_sha256": {split: split_digest(data[split]) for split in metrics}} if data is not None else {}),
         "metrics_unavailable": dict(scorers.unavailable),
         "higher_is_better": {name: higher_is_better(name) for name in sorted(names) if name in known},
+        **comparisons_fields(cfg),  # a DPO run's comparisons file: digest, labelers, answers
     }

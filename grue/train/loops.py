@@ -21,7 +21,7 @@ def train(run: RunServices, task: Any, policy: Any, splits: dict, scorers: Any) 
     elif algo.trains == "preferences":
         from grue.train.offline.loop import train_preferences
 
-        trained = train_preferences(run, algo.trainer_class(), policy)
+        trained = train_preferences(run, algo.trainer_class(), policy, splits)
     else:
         trained = Trained()
     if algo.evaluation:

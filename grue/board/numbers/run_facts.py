@@ -10,6 +10,8 @@ does not apply to an algorithm (the critic of a supervised run) is the empty str
 - regulariser: grue/train/regulariser.py's one-line description ("k1 in reward, adaptive to 0.5/token
   from 0.05"), '' for what trains no RL;
 - group size: samples drawn per prompt (GRPO's G, RLOO's k, REINFORCE++(-baseline)'s group); 1 for PPO;
+- comparisons: what a preference run (DPO) trained on: its comparisons file, made (dpo.comparisons=auto) or
+  given, its answers, labelers and digest; '' for other runs;
 - epochs: passes over each rollout (the algorithm's own group's `epochs` when it has one, else `ppo.epochs`;
   RLOO's paper step, `rloo.steps=single`, is one unclipped step).
 """
@@ -109,8 +111,32 @@ def epochs_of(doc: Mapping[str, Any]) -> str:
     return NOT_RECORDED
 
 
+def comparisons_of(doc: Mapping[str, Any]) -> str:
+    """What a preference run (DPO) trained on: results.json `comparisons` (grue/train/offline/comparisons_record.py)
+    as "made: 160 answers by mock:sentiment (sha256 1a2b3c4d5e6f)" or "labels.jsonl: ..." for a file of the
+    user's; a file from before that record names the file and its digest from the config; '' for other runs."""
+    from pathlib import PurePath
+
+    from grue.train.registry import find_algorithm
+
+    algo = find_algorithm(str(doc.get("algo")))
+    if algo is None or algo.trains != "preferences":
+        return ""
+    record = doc.get("comparisons")
+    if isinstance(record, Mapping):
+        where = "made" if record.get("made") else PurePath(str(record.get("path"))).name
+        by = ", ".join(map(str, record.get("labelers") or ())) or "no labeler"
+        return f"{where}: {record.get('answers')} answers by {by} (sha256 {str(record.get('sha256'))[:12]})"
+    config = _config(doc)
+    dpo = config.get("dpo") if config else None
+    if not isinstance(dpo, Mapping) or not dpo.get("comparisons"):
+        return NOT_RECORDED
+    return f"{PurePath(str(dpo['comparisons'])).name} (sha256 {str(dpo.get('comparisons_sha256'))[:12]})"
+
+
 FACTS: tuple[tuple[str, Any], ...] = (("critic", critic_of), ("regulariser", regulariser_text),
-                                      ("group size", group_size_of), ("epochs", epochs_of))
+                                      ("group size", group_size_of), ("epochs", epochs_of),
+                                      ("comparisons", comparisons_of))
 
 
 def run_facts(doc: Mapping[str, Any]) -> dict[str, str]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Callable, Mapping, Optional, Sequence
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 from grue.data.sample import Sample
 from pathlib import Path
@@ -68,6 +68,15 @@ class MockLabeler:
             progress(len(queries))
         return answers
 
+
+def mock_labeler(cfg: Any, name: str, seed: Optional[int] = None, judge: str = "") -> MockLabeler:
+    """The mock labeler a run config describes: reward `name` as the oracle under the config's settings, with the
+    noise of reward.labeler_temperature / reward.labeler_error_rate, seeded by the run's seed unless `seed` says
+    otherwise (`grue label mock` and dpo.comparisons=auto build theirs here)."""
+    from grue.rewards.registry import build_named_reward
+
+    return MockLabeler(build_named_reward(cfg, name), cfg.reward.labeler_temperature, cfg.reward.labeler_error_rate,
+                       seed=int(cfg.seed) if seed is None else seed, judge=judge)
 
 
 def label_file(labeler: MockLabeler, queries: Sequence[Comparison], path: Path, samples: Mapping[str, Sample],

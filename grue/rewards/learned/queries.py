@@ -73,3 +73,13 @@ def extend_queries(path: Path, policy: Any, samples: Sequence[Sample], gen_cfg: 
     for chunk in make_queries(policy, samples, gen_cfg, k, source, prefix, seed, task, start=start, progress=progress):
         append_comparisons(path, [q for q in chunk if q.query_id not in have])
     return ours(read_comparisons(path))[:len(samples)]
+
+
+def collect_queries(path: Path, policy: Any, cfg: Any, split: Sequence[Sample], n: int, k: int, source: str,
+                    prefix: str, progress: Optional[Callable[[int], None]] = None) -> list[Comparison]:
+    """n queries of k candidates from a run config's policy and rollout decoding, their prompts drawn from
+    `split` in the config's seeded order, in the comparisons file at `path` (`grue label queries` and
+    dpo.comparisons=auto both collect theirs here; a cut-short collection continues)."""
+    samples = query_samples(split, n, seed=int(cfg.seed))
+    return extend_queries(path, policy, samples, cfg.rollout, k, source, prefix, seed=int(cfg.seed), task=cfg.task,
+                          progress=progress)

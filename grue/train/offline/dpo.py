@@ -24,6 +24,7 @@ from grue.policy.masking import action_log_probs
 from grue.runtime.console import tenths
 from grue.runtime.distributed import average_gradients, contiguous_shard, global_sum, world_of
 from grue.train.checkpoint import load_trainable_state, trainable_state
+from grue.train.offline.auto_recipe import comparisons_path, is_auto
 from grue.train.offline.dpo_loss import choice_stats, dpo_loss
 from grue.train.offline.preferences import Preference, read_preferences, widest
 from grue.train.offline.reference import reference_matrix, unscored, with_reference
@@ -60,10 +61,12 @@ class DPOTrainer:
                                "shard=, or in one process")
         self.cfg, self.policy, self.ref_model, self.accelerator = cfg, policy, ref_model, accelerator
         d = cfg.dpo
-        self._check_unchanged(d.comparisons, d.comparisons_sha256)
-        self.train, self.heldout = read_preferences(d.comparisons, d.heldout)
+        path = comparisons_path(cfg)  # the file named, or the one made for dpo.comparisons=auto
+        if not is_auto(d.comparisons):  # a made file's digest is its recipe's; the file is written once
+            self._check_unchanged(d.comparisons, d.comparisons_sha256)
+        self.train, self.heldout = read_preferences(path, d.heldout)
         if not self.train:
-            raise ValueError(f"dpo.comparisons={d.comparisons}: every answered query is held out "
+            raise ValueError(f"dpo.comparisons={path}: every answered query is held out "
                              f"(dpo.heldout={d.heldout}); lower dpo.heldout or label more queries")
         self.steps_per_epoch = math.ceil(len(self.train) / d.batch_size)
         self.total_steps = self.steps_per_epoch * d.epochs

@@ -7,26 +7,30 @@ config adds gradient clipping at norm 10 and one epoch. docs/algorithms.md expla
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Optional
 
 from grue.config.constraints import NON_NEGATIVE, POSITIVE, RULE_KEY, OneOf, Range, Registered
-from grue.config.identity import FILE_DIGEST, HASHED_WHEN_SET
+from grue.config.identity import DIGEST_OF_RECIPE, FILE_DIGEST, HASHED_WHEN_SET
 from grue.config.schema import rule
+from grue.train.offline.auto_recipe import AUTO, DEFAULT_QUERIES
 
 OPTIMIZERS = ("rmsprop", "adamw")
 
 
 def check_comparisons_file(path: str) -> None:
     """A comparisons file DPO can train on: it exists, every line is a valid record
-    (docs/learned_rewards.md) and at least one query is answered. KeyError with one line otherwise."""
+    (docs/learned_rewards.md) and at least one query is answered. KeyError with one line otherwise. `auto`
+    names the file grue makes for the run (grue/train/offline/auto_recipe.py), checked when it is made."""
     import os
 
+    if path == AUTO:
+        return
     from grue.rewards.learned.comparisons import latest_answers, read_comparisons
 
     if not os.path.isfile(path):
         raise KeyError(f"no comparisons file at {path} (make one with `grue label queries` and `grue label mock`, "
-                       "docs/learned_rewards.md)")
+                       f"docs/learned_rewards.md, or let the run make one: dpo.comparisons={AUTO})")
     try:
         records = read_comparisons(path, required=True)
     except ValueError as err:  # ComparisonsFormatError and the reader's InputError: one line, by line number
@@ -36,15 +40,35 @@ def check_comparisons_file(path: str) -> None:
                        "choice): label it first, e.g. `grue label mock`")
 
 
+def check_labeler(name: str) -> None:
+    """dpo.labeler: a registered reward that scores one generation at a time (as `grue label mock` asks)."""
+    from grue.config.cross_fields import per_sample_problem
+    from grue.rewards.registry import check_reward
+
+    check_reward(name)
+    problem = per_sample_problem("dpo.labeler", name)
+    if problem:
+        raise KeyError(problem.split(": ", 1)[1])
+
+
 @dataclass
 class DPOConfig:
     """Direct Preference Optimization (Rafailov et al. 2023) from a comparisons file."""
 
     # The comparisons file (docs/learned_rewards.md): every labeler's latest answer is one training example.
+    # `auto`: the run makes it (once, into the asset cache) from dpo.queries queries of its initial policy,
+    # answered by dpo.labeler as a mock labeler (grue/train/offline/auto_recipe.py, auto_comparisons.py).
     comparisons: Optional[str] = field(default=None, metadata={RULE_KEY: Registered(check_comparisons_file)})
     # Its SHA-256, filled in from the file when the config is loaded (never by hand): comparisons files are
-    # appended to, and a file with more answers is a new setting, not the finished run it used to be.
-    comparisons_sha256: Optional[str] = field(default=None, metadata={FILE_DIGEST: "dpo.comparisons"})
+    # appended to, and a file with more answers is a new setting, not the finished run it used to be. With
+    # `auto`, the SHA-256 of the made file's recipe (its recipe.json), since the file may not exist yet.
+    comparisons_sha256: Optional[str] = field(default=None, metadata={
+        FILE_DIGEST: "dpo.comparisons", DIGEST_OF_RECIPE: "grue.train.offline.auto_recipe:recipe_sha256"})
+    # With comparisons=auto only: the reward that plays the labeler (unset: the task's own, reward.name) and
+    # how many queries it answers. Hashed only when set, so runs on hand-made files keep their hash.
+    labeler: Optional[str] = field(default=None, metadata={RULE_KEY: Registered(check_labeler),
+                                                           HASHED_WHEN_SET: True})
+    queries: int = field(default=DEFAULT_QUERIES, metadata={RULE_KEY: POSITIVE, HASHED_WHEN_SET: True})
     beta: float = rule(0.1, POSITIVE)               # Appendix B: beta = 0.1 (0.5 for TL;DR summaries)
     learning_rate: float = rule(1e-6, POSITIVE)     # Appendix B: 1e-6 (the released code's default: 5e-7)
     optimizer: str = rule("rmsprop", OneOf(OPTIMIZERS))  # Appendix B: RMSprop
@@ -67,11 +91,19 @@ class DPOConfig:
 
 
 def preflight(cfg: Any) -> list[str]:
-    """What a DPO run cannot start without: its comparisons file, with answers for this task."""
+    """What a DPO run cannot start without: its comparisons file, with answers for this task (or auto)."""
     path = cfg.dpo.comparisons
     if not path:
         return [f"algo={cfg.algo} trains on a comparisons file: set dpo.comparisons=<file> (docs/algorithms.md; "
-                "`grue label queries` and `grue label mock` make one)"]
+                f"`grue label queries` and `grue label mock` make one), or dpo.comparisons={AUTO} to have the run "
+                "make one with the task's reward as labeler"]
+    if path == AUTO:
+        return []
+    defaults = {f.name: f.default for f in fields(DPOConfig)}
+    unread = [f"dpo.{key}" for key in ("labeler", "queries") if cfg.dpo[key] != defaults[key]]
+    if unread:  # set by hand, they would move the hash while changing nothing
+        return [f"{', '.join(unread)} only say(s) how dpo.comparisons={AUTO} makes its file; with the file "
+                f"{path} it would change nothing: drop it, or set dpo.comparisons={AUTO}"]
     from grue.rewards.learned.comparisons import latest_answers, read_comparisons
 
     tasks = sorted({a.task for a in latest_answers(read_comparisons(path)) if a.task and a.task != cfg.task})

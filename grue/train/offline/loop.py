@@ -2,7 +2,7 @@
 every `dpo.save_every` steps, resumable mid-epoch. The algorithm registry names the trainer class."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 from grue.config.run_settings import run_settings  # a trainer gets its algorithm's typed, read-only settings
 from grue.storage.atomic import append_jsonl
@@ -10,11 +10,16 @@ from grue.train.checkpoint import resume_latest
 from grue.train.outcome import RunServices, Trained
 
 
-def train_preferences(run: RunServices, trainer_class: Any, policy: Any) -> Trained:
+def train_preferences(run: RunServices, trainer_class: Any, policy: Any, splits: Mapping[str, Any]) -> Trained:
     from grue.policy.load import frozen_copy
     from grue.runtime.process import seed_everything
+    from grue.train.offline.auto_recipe import is_auto
 
     cfg = run.cfg
+    if is_auto(cfg.dpo.comparisons):  # made from the initial policy before anything trains it (then cached)
+        from grue.train.offline.auto_comparisons import ensure_comparisons
+
+        ensure_comparisons(cfg, policy, splits["train"], run.say)
     seed_everything(cfg.seed)  # the same state whether or not a warm start ran first
     ref_model = frozen_copy(policy.model)  # pi_ref: the initial (for Supervised+DPO: the supervised) model
     trainer = trainer_class(run_settings(cfg), policy, ref_model, run.accelerator, run.start_sharding())
