@@ -67,14 +67,19 @@ def sweep(
         typer.echo(f"[sweep] interrupted; the cells that were running record themselves as interrupted; the same "
                    "command resumes the sweep", err=True)
         raise typer.Exit(code=143 if isinstance(err, Terminated) else 130) from None
-    failed = [c for c in grid.cells if outcome.get(c.hash, grid.states[c.hash].status) != "complete"]
+    failed = [c for c in grid.cells
+              if c.hash not in grid.refused and outcome.get(c.hash, grid.states[c.hash].status) != "complete"]
     if export:
         out, text = export_board(grid)
         typer.echo(text)
         typer.echo(f"[sweep] leaderboard of this sweep written to {out}")
+    if grid.refused:
+        typer.echo(f"[sweep] {len(grid.refused)} of {len(grid.cells)} cell(s) refused before any work: their lines "
+                   "above say what each needs; the same command runs them once it is set", err=True)
     if failed:
         typer.echo(f"[sweep] {len(failed)} of {len(grid.cells)} cell(s) not complete; their errors are above, their "
                    f"logs in {grid.books.root / 'logs'}; `--retry-failed` runs failed ones again", err=True)
+    if failed or grid.refused:
         raise typer.Exit(code=1)
 
 

@@ -138,7 +138,7 @@ def settings_problems(cfg: Any) -> list[str]:
     profile, the algorithm's own settings (DPO's comparisons file), a python: metric or reward that fails on
     a few of the task's records, LoRA target names of a known family.
     Asked before anything is resolved or built: the mini assets take minutes to build on a CPU."""
-    from grue.policy.lora import target_problems
+    from grue.policy.lora_targets import target_problems  # torch-free: a sweep's dry run asks this of every cell
     from grue.train.registry import get_algorithm
     from tasks import get_task
 

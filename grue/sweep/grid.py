@@ -2,7 +2,8 @@
 
     grue sweep task=imdb,commongen algo=ppo,nlpo seed=0,1,2 reward=meteor,rouge1
 
-Any key may hold a comma list; `task=all` and `algo=all` name every task and algorithm. A study whose
+Any key may hold a comma list; `task=all` names every task and `algo=all` every method in its own form
+with the paper's six (`every_method`; `init=` and `mask=` add the composed forms). A study whose
 arms set different keys (zero-shot beside PPO on several rewards) is a union of grids: the common
 arguments, each combined with one `--grid` of its own (grue.sweep.grid.expand_union). Commas inside
 brackets (`eval.metrics=[meteor,rouge1]`) are a list value, not a sweep. A reward only matters to the
@@ -20,7 +21,8 @@ from grue.errors import GrueUserError
 from grue.config import config_hash, load_config
 from grue.config.load import parse_overrides
 from grue.config.read_groups import unread_group
-from grue.train.registry import algorithm_names, optimises_reward
+from grue.train.registry import algorithm_names, find_algorithm, get_algorithm, optimises_reward
+from grue.train.variants import VARIANT_KEYS, taken_variants
 
 _REWARD_KEYS = ("reward", "reward.name")
 # Where a sweep writes must be one place: the sweep's bookkeeping lives under it.
@@ -35,6 +37,10 @@ def _unread(key: str, pairs: Sequence[tuple[str, str]], algo: str | None) -> boo
         return True
     if algo is not None and unread_group(key, algo) is not None:  # another algorithm's group (grpo.* for ppo)
         return True
+    if key in VARIANT_KEYS and algo is not None:  # `algo=all init=none,supervised`: a method without warm starts
+        entry = find_algorithm(algo)              # has one form, not an error
+        if entry is not None and key not in taken_variants(entry):
+            return True
     dense = next((v for k, v in pairs if k == "reward.dense"), None)
     return key.startswith("critic.") and dense is not None and dense in ("null", "None", "none", "")
 
@@ -63,6 +69,19 @@ class Cell:
         return f"{self.cfg.task} {self.cfg.algo} seed={self.cfg.seed}{reward} ({self.cfg.profile})"
 
 
+def every_method() -> tuple[str, ...]:
+    """What `algo=all` names: every method once, in its own form (no warm start, no action mask), and the
+    paper's six, whose board rows include Supervised+PPO, NLPO and Supervised+NLPO. The other composed forms
+    (Supervised+GRPO, masked RLOO, ...) are axes of their own: `algo=all init=none,supervised mask=none,nlpo`
+    adds every form a method takes (grue/train/variants.py), dropped where a method takes no such variant."""
+    names = []
+    for name in algorithm_names():
+        entry = get_algorithm(name)
+        if entry.paper or (entry.warm_start is None and entry.mask is None):
+            names.append(name)
+    return tuple(names)
+
+
 def split_values(value: str) -> list[str]:
     """`a,b,c` -> [a, b, c]; commas inside [] or {} belong to one value."""
     out, depth, current = [], 0, ""
@@ -85,7 +104,7 @@ def _choices(key: str, value: str) -> list[str]:
     if key == "task" and values == ["all"]:
         return list(task_names())
     if key == "algo" and values == ["all"]:
-        return list(algorithm_names())
+        return list(every_method())
     if len(values) > 1 and key in _NOT_SWEPT:
         raise SweepError(f"{key} cannot be swept: a sweep writes into one runs directory")
     if not values:

@@ -2,7 +2,9 @@
 
 Running the same `grue sweep` command again is always safe: complete cells are skipped (their
 results.json is the proof), interrupted ones resume from their last checkpoint, failed ones are
-reported with their error and only run again with `retry_failed`.
+reported with their error and only run again with `retry_failed`. A cell that cannot start as set (DPO
+without a comparisons file, a task this profile cannot run) is refused before any work, with what it needs,
+and the other cells run: the whole grid is one command even while a few of its cells wait on the user.
 """
 from __future__ import annotations
 
@@ -24,10 +26,26 @@ class SweepPlan:
     cells: list[Cell]
     books: SweepBooks
     states: dict[str, CellState] = field(default_factory=dict)
+    # cell hash -> why it cannot start as set (grue.run.preflight.settings_problems), for cells not complete
+    refused: dict[str, list[str]] = field(default_factory=dict)
 
     def todo(self, retry_failed: bool) -> list[Cell]:
         skip = {COMPLETE} | (set() if retry_failed else {FAILED})
-        return [c for c in self.cells if self.states[c.hash].status not in skip]
+        return [c for c in self.cells if self.states[c.hash].status not in skip and c.hash not in self.refused]
+
+
+def refusals(cells: Sequence[Cell], states: dict[str, CellState]) -> dict[str, list[str]]:
+    """Why each cell not yet complete cannot start, asked of its settings alone (no model, data or metric
+    is loaded: a dry run of the whole grid answers in seconds)."""
+    from grue.run.preflight import settings_problems
+
+    out = {}
+    for cell in cells:
+        if states[cell.hash].status != COMPLETE:
+            problems = settings_problems(cell.cfg)
+            if problems:
+                out[cell.hash] = problems
+    return out
 
 
 def plan(args: Sequence[str], grids: Sequence[str] = ()) -> SweepPlan:
@@ -37,7 +55,8 @@ def plan(args: Sequence[str], grids: Sequence[str] = ()) -> SweepPlan:
     books = SweepBooks(Path(cells[0].cfg.output_dir), cells)
     records = books.last_records()
     written = [*args, *(f"--grid={grid}" for grid in grids)]  # the sweep's manifest records the whole command
-    return SweepPlan(written, cells, books, {c.hash: books.state(c, records) for c in cells})
+    states = {c.hash: books.state(c, records) for c in cells}
+    return SweepPlan(written, cells, books, states, refusals(cells, states))
 
 
 def describe(sweep: SweepPlan, retry_failed: bool = False) -> list[str]:
@@ -49,6 +68,8 @@ def describe(sweep: SweepPlan, retry_failed: bool = False) -> list[str]:
                                                                       " (skipped; --retry-failed runs it again)"),
                 INTERRUPTED: "interrupted (resumes from its last checkpoint)",
                 RUNNING: "running in another process (waits for it)"}.get(state.status, "to run")
+        if cell.hash in sweep.refused:
+            note = "refused: " + "; ".join(sweep.refused[cell.hash])
         lines.append(f"{cell.key}  {cell.label:<48} {note}")
         if state.error:
             lines.append(f"{'':14}error: {state.error}")
@@ -56,8 +77,9 @@ def describe(sweep: SweepPlan, retry_failed: bool = False) -> list[str]:
             lines.append(f"{'':14}log: {state.log}")
     counts = {s: sum(1 for st in sweep.states.values() if st.status == s) for s in (COMPLETE, FAILED)}
     todo = len(sweep.todo(retry_failed))
-    lines.append(f"{len(sweep.cells)} cells: {counts[COMPLETE]} complete, {todo} to run, {counts[FAILED]} failed; "
-                 f"books in {sweep.books.root}")
+    refused = f", {len(sweep.refused)} refused before any work" if sweep.refused else ""
+    lines.append(f"{len(sweep.cells)} cells: {counts[COMPLETE]} complete, {todo} to run{refused}, {counts[FAILED]} "
+                 f"failed; books in {sweep.books.root}")
     return lines
 
 

@@ -18,12 +18,15 @@ def test_comma_lists_multiply_in_argument_order():
 
 def test_all_names_every_task_and_algorithm_and_rewards_only_split_rl_cells():
     cells = expand(["task=all", "algo=all", "seed=0", "reward=meteor,rouge1", "profile=mini"])
-    # zero_shot and supervised ignore the reward: one cell each; the RL algorithms: one per reward
-    from grue.train.registry import algorithm_names, rl_algorithm_names
+    # zero_shot, supervised and DPO ignore the reward: one cell each; the reward-optimising methods: one per reward
+    from grue.sweep.grid import every_method
+    from grue.train.registry import optimises_reward
 
-    rl = len(rl_algorithm_names())
-    assert rl >= 4 and len(cells) == len(task_names()) * ((len(algorithm_names()) - rl) + rl * 2)
+    methods = every_method()
+    rl = sum(1 for name in methods if optimises_reward(name))
+    assert rl >= 4 and len(cells) == len(task_names()) * ((len(methods) - rl) + rl * 2)
     assert {c.cfg.task for c in cells} == set(task_names())
+    assert {c.cfg.algo for c in cells} == set(methods)
 
 
 def test_brackets_keep_list_values_whole_and_output_dir_is_not_swept():
