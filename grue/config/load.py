@@ -196,10 +196,10 @@ def load_config(args: Iterable[str] = (), base: Mapping[str, Any] | None = None,
     digests = _file_digests(cfg)
     cfg = merge(cfg, digests, "the files it names", "grue (the digest of the file it names)",
                 {k: v for k, v in pv.leaves(digests).items() if v is not None})
+    _check_values(cfg)  # before the code digests: they read the resolved values, whose interpolations must resolve
     code = {"code_sha256": _code_digests(cfg, task)}  # the python: files' content (grue/extend/code_digests.py)
     cfg = merge(cfg, code, "the python: files it names", "grue (the digests of the python: files it names)",
                 code if code["code_sha256"] else {})
-    _check_values(cfg)
     if cfg.shard is None and cfg.accelerate is not None:  # a sharding preset shards without shard= too
         from grue.runtime.accelerate_configs import SHARD_MODES
 

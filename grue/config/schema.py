@@ -52,6 +52,16 @@ def _check_task_file(path: str) -> None:
         raise KeyError(f"no task file at {path}")
 
 
+def _check_code_digests(digests: Any) -> None:
+    """code_sha256: python: references mapped to SHA-256 hex digests (grue fills it in; a record read back
+    from a results file must still have that shape)."""
+    import re
+
+    for ref, digest in dict(digests or {}).items():
+        if not isinstance(digest, str) or not re.fullmatch(r"[0-9a-f]{64}", digest):
+            raise KeyError(f"the digest of {ref} is not a SHA-256 hex digest: {digest!r}")
+
+
 def _accelerate_presets() -> Iterable[str]:
     from grue.runtime.accelerate_configs import PRESETS
 
@@ -374,7 +384,8 @@ class RunConfig:
     # The SHA-256 of every python: file the run names (reference -> digest; grue/extend/code_digests.py):
     # hashed, so an edited metric or reward is a new setting. Set by grue, never by hand; None (no python:
     # code) keeps every other run's hash.
-    code_sha256: Optional[dict[str, str]] = field(default=None, metadata={HASHED_WHEN_SET: True})
+    code_sha256: Optional[dict[str, str]] = field(default=None, metadata={RULE_KEY: Registered(_check_code_digests),
+                                                                          HASHED_WHEN_SET: True})
     model: ModelConfig = field(default_factory=ModelConfig)
     data: DataConfig = field(default_factory=DataConfig)
     reward: RewardConfig = field(default_factory=RewardConfig)
