@@ -92,6 +92,18 @@ def test_a_second_run_with_the_same_recipe_reuses_the_file_without_sampling_or_l
     assert made.read_bytes() == before and doc["comparisons"]["sha256"] == hashlib.sha256(before).hexdigest()
 
 
+def test_supervised_dpo_makes_its_file_from_the_supervised_model(tiny_imdb_args, cache):
+    dpo, warm = [*tiny_imdb_args, *AUTO], [*tiny_imdb_args, *AUTO, "algo=supervised_dpo"]
+    doc = json.loads((run(warm) / "results.json").read_text())
+    made = comparisons_path(load_config(warm))
+    assert doc["comparisons"]["made"] and doc["comparisons"]["answers"] == QUERIES and made.is_file()
+    assert json.loads((made.parent / RECIPE_FILE).read_text())["warm_start"] == "supervised"
+    run(dpo)  # the initial policy's own file: other candidates from the same prompts
+    texts = lambda path: [c.text for r in read_comparisons(path) if r.labeler is None for c in r.candidates]
+    other = comparisons_path(load_config(dpo))
+    assert other != made and texts(other) != texts(made)
+
+
 def test_a_labelling_killed_midway_leaves_no_file_and_the_next_run_makes_it_whole(tiny_imdb_args, cache, monkeypatch):
     from grue.rewards.learned import labelers
 

@@ -10,10 +10,10 @@ does not apply to an algorithm (the critic of a supervised run) is the empty str
 - regulariser: grue/train/regulariser.py's one-line description ("k1 in reward, adaptive to 0.5/token
   from 0.05"), '' for what trains no RL;
 - group size: samples drawn per prompt (GRPO's G, RLOO's k, REINFORCE++(-baseline)'s group); 1 for PPO;
-- comparisons: what a preference run (DPO) trained on: its comparisons file, made (dpo.comparisons=auto) or
-  given, its answers, labelers and digest; '' for other runs;
 - epochs: passes over each rollout (the algorithm's own group's `epochs` when it has one, else `ppo.epochs`;
-  RLOO's paper step, `rloo.steps=single`, is one unclipped step).
+  RLOO's paper step, `rloo.steps=single`, is one unclipped step);
+- comparisons: what a preference run (DPO) trained on: its comparisons file, made (dpo.comparisons=auto) or
+  given, its answers, labelers and digest; '' for other runs.
 """
 from __future__ import annotations
 
