@@ -104,6 +104,16 @@ def test_supervised_dpo_makes_its_file_from_the_supervised_model(tiny_imdb_args,
     assert other != made and texts(other) != texts(made)
 
 
+def test_an_encoder_decoder_policy_makes_and_trains_on_its_file(tiny_imdb_args, tiny_t5_dir, cache):
+    args = [*tiny_imdb_args, *AUTO, "algo=supervised_dpo", f"model.policy={tiny_t5_dir}", "model.kind=seq2seq",
+            "model.truncation_side=right"]
+    path = run(args)
+    doc = json.loads((path / "results.json").read_text())
+    assert validate_results(doc) == [] and doc["comparisons"]["answers"] == QUERIES
+    assert json.loads((path / "model" / "config.json").read_text())["model_type"] == "t5"
+    assert (path / "logs" / "train.jsonl").read_text().strip()  # DPO steps on the made file
+
+
 def test_a_labelling_killed_midway_leaves_no_file_and_the_next_run_makes_it_whole(tiny_imdb_args, cache, monkeypatch):
     from grue.rewards.learned import labelers
 

@@ -32,6 +32,8 @@ RECIPE_VERSION = 1
 # The common groups the made file depends on (the rest of the run's identity only trains or evaluates on it).
 # Not code_sha256: the loader fills it after the file digests, and the run's hash covers it anyway.
 _RECIPE_GROUPS = ("task", "task_sha256", "profile", "seed", "model", "data", "reward")
+COMPARISONS_FILE = "comparisons.jsonl"  # the made file, in its folder beside the recipe:
+RECIPE_FILE = "recipe.json"             # the recipe text whose SHA-256 is the run's dpo.comparisons_sha256
 DEFAULT_QUERIES = 160  # dpo.queries: mini DPO reads 8 steps x 16 answers; 160 leave ~144 after the 10 % held out
 
 
@@ -90,10 +92,6 @@ def made_dir(task: str, profile: str, seed: int, digest: str) -> Path:
     from grue.assets.resolve import cache_root
 
     return cache_root() / "dpo_comparisons" / f"{task}-{profile}-seed{seed}-{digest[:16]}"
-
-
-COMPARISONS_FILE = "comparisons.jsonl"
-RECIPE_FILE = "recipe.json"
 
 
 def comparisons_path(cfg: Any) -> Path:
