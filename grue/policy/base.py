@@ -226,6 +226,16 @@ class LMPolicy:
             return logprobs.sampling_and_raw_stats(states, rollout.actions, rollout.action_mask, rollout.temperature,
                                                    head, entropy_grad, chunk, raw_temperature)
 
+    def records_and_states(self, model: Any, rollout: Rollout) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """(`action_and_raw_stats`' log-probs and raw log-probs, the last hidden states [B, T, H] that
+        `hidden_states` gives), from one pass without gradients: a low-precision sampler's records recomputed by
+        the learner, and a shared critic's input (grue.policy.precision)."""
+        with torch.no_grad(), self.autocast():
+            states, head, hidden_states = self._head_inputs(model, rollout, True)
+            logp, _, raw = logprobs.sampling_and_raw_stats(states, rollout.actions, rollout.action_mask,
+                                                           rollout.temperature, head, entropy_grad=False)
+        return logp, raw, hidden_states
+
     def raw_log_probs(self, model: Any, rollout: Rollout, chunk: Optional[int] = None) -> torch.Tensor:
         """log softmax(logits) at the taken actions: the policy's own distribution (the KL penalty's)."""
         with self.autocast():

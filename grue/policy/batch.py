@@ -52,6 +52,9 @@ class Rollout:
     # [B, T] the sampler's own log-probs when it ran apart from the learner (rollout.precision, grue.policy.precision):
     # `logp` and `raw_logp` are then the learner's recomputed ones. None: the sampler is the learner.
     sampler_logp: Optional[torch.Tensor] = None
+    # [B, T, H] the learner's last hidden states from that recomputation, for a shared critic's values (so the
+    # value pass costs nothing more); dropped once the advantages are computed. None otherwise.
+    learner_states: Optional[torch.Tensor] = None
 
     @property
     def last_index(self) -> torch.Tensor:

@@ -137,11 +137,13 @@ def sampling_policy(policy: Any, precision: str) -> Any:
 def with_learner_log_probs(policy: Any, rollout: Any) -> Any:
     """`rollout` (sampled by a low-precision copy) with `logp` and `raw_logp` recomputed by the learner in
     one forward over the sampled tokens: `logp` under the sampler's recorded support and temperature, `raw_logp`
-    over the whole vocabulary at temperature 1 (the KL's); the sampler's log-probs kept as `sampler_logp`."""
+    over the whole vocabulary at temperature 1 (the KL's); the sampler's log-probs kept as `sampler_logp`, and the
+    pass's last hidden states as `learner_states` (a shared critic's values read them instead of another pass)."""
     import dataclasses
 
-    logp, _, raw = policy.action_and_raw_stats(policy.model, rollout, entropy_grad=False)
+    logp, raw, states = policy.records_and_states(policy.model, rollout)
     valid = rollout.valid > 0
     zeros = torch.zeros_like(rollout.logp)
     return dataclasses.replace(rollout, logp=torch.where(valid, logp.to(zeros.dtype), zeros),
-                               raw_logp=torch.where(valid, raw.to(zeros.dtype), zeros), sampler_logp=rollout.logp)
+                               raw_logp=torch.where(valid, raw.to(zeros.dtype), zeros), sampler_logp=rollout.logp,
+                               learner_states=states)

@@ -87,11 +87,13 @@ def concat_rollouts(parts: Sequence[Rollout], pad_id: int, padding_side: str = "
                           torch.cat([p.attention_mask for p in prompt_parts]))
     sampler_logp = (torch.cat([_pad_to(r.sampler_logp if r.sampler_logp is not None else r.logp, length, 0.0)
                                for r in parts]) if any(r.sampler_logp is not None for r in parts) else None)
+    states = (torch.cat([_pad_to(r.learner_states, length, 0.0) for r in parts])
+              if all(r.learner_states is not None for r in parts) else None)
     return Rollout(prompts, torch.cat([_pad_to(r.actions, length, pad_id) for r in parts]),
                    torch.cat([_pad_to(r.valid, length, 0.0) for r in parts]),
                    torch.cat([_pad_to(r.logp, length, 0.0) for r in parts]),
                    torch.cat([_pad_to(r.raw_logp, length, 0.0) for r in parts]),
-                   action_mask, parts[0].temperature, sampler_logp)
+                   action_mask, parts[0].temperature, sampler_logp, states)
 
 
 @dataclass
@@ -181,7 +183,10 @@ def gae_experience(policy: Any, episodes: Episodes, value: Any, beta: float, gam
     """PPO's advantages: per-token KL-penalised rewards (`estimator`: kl.estimator), the critic's values,
     GAE (Eqs. 1, 4-5)."""
     rollout = episodes.rollout
-    old_values = value.values(policy, rollout) * rollout.valid
+    # a shared critic reads the learner's hidden states where a low-precision sampler's records were recomputed
+    # (the same pass it would make itself); a separate critic runs its own trunk
+    states = rollout.learner_states if getattr(value, "shared", False) else None
+    old_values = value.values(policy, rollout, states) * rollout.valid
     rewards, kl = kl_penalised_rewards(episodes.token_reward, rollout.raw_logp, episodes.ref_logp, rollout.valid,
                                        rollout.last_index, beta, estimator)
     advantages, returns = gae(rewards, old_values, rollout.valid, gamma, lam)

@@ -245,6 +245,7 @@ class RLTrainer:
                     mean_length = transitions / episodes if episodes else horizon
                     n = next_episode_count(int(goal - transitions), mean_length, cap)
                 part = self.advantages(self.rollout_round(self._my_samples(n, cut_last_group=last)))
+                part.rollout.learner_states = None  # the advantages are made: not carried into the update
                 parts.append(part)
                 valid, count = global_sum([part.rollout.valid.sum().item(), part.task_reward.numel()], self.world)
                 transitions, episodes = transitions + valid, episodes + count

@@ -66,7 +66,7 @@ def test_results_summarise_the_logged_mismatch():
 def ppo_trainer(policy, **overrides):
     from grue.data.sample import Sample
 
-    cfg = config("reinforce_pp", 0, model={"value_model": "separate"}, **overrides)
+    cfg = config("reinforce_pp", 0, **{"model": {"value_model": "separate"}, **overrides})
     samples = [Sample(str(i), p, ("",)) for i, p in enumerate(PROMPTS)]
     return RLTrainer(cfg, policy, frozen_copy(policy.model), build_value(cfg, policy), ShareOfE(), samples,
                      Accelerator(cpu=True))
@@ -143,3 +143,22 @@ def test_the_cap_changes_nothing_on_the_exact_path(tiny_causal_policy):
         trainer = make_trainer("grpo", tiny_causal_policy, config("grpo", 0, ppo={**ONE_STEP, "tis_cap": cap}))
         losses.append(loss_of_one_update(trainer, trainer.collect()))
     assert losses[0] == losses[1]
+
+
+# -- the recompute serves a shared critic ---------------------------------------------------------------------
+def test_a_shared_critic_reads_the_recomputes_hidden_states_instead_of_another_pass(tiny_causal_policy):
+    torch.manual_seed(0)
+    trainer = ppo_trainer(tiny_causal_policy, model={"value_model": "shared"}, rollout={"precision": "bf16"},
+                          ppo=ONE_STEP)
+    passes = []
+    real = tiny_causal_policy.hidden_states
+    tiny_causal_policy.hidden_states = lambda *a, **k: passes.append(1) or real(*a, **k)
+    episodes = trainer.rollout_round(trainer._my_samples(8))
+    assert episodes.rollout.learner_states is not None
+    exp = trainer.advantages(episodes)
+    assert passes == []  # the value pass was the recompute's
+    with torch.no_grad():
+        separate = trainer.value.values(tiny_causal_policy, exp.rollout, real(tiny_causal_policy.model, exp.rollout))
+    assert torch.equal(exp.old_values, separate * exp.rollout.valid)
+    # and the states are not carried into the update
+    assert trainer.collect().rollout.learner_states is None
