@@ -46,6 +46,7 @@ from grue.runtime.distributed import global_sum
 from grue.train.rl.kl import kl_estimate, kl_penalised_rewards
 from grue.train.rl.kl_temperature import kl_temperature, tempered_log_probs
 from grue.train.rl.loss_options import informative_groups, overlong_penalty
+from grue.train.rl.mismatch import sampler_weights
 from grue.train.rl.policy_gradient import episode_weights, group_normalised, minus_baseline, weighted_clipped_loss
 from grue.train.rl.ppo_loss import PPOLosses
 from grue.train.rl.rollout import Episodes, Experience
@@ -311,7 +312,7 @@ class CriticFreeTrainer(RLTrainer):
         terms = weighted_clipped_loss(new_logp, rollout.logp, mb.advantages, weights, low, token_entropy,
                                       cfg.ent_coef, kl, kl_coef, clip_high=high, ratio_level=str(options.ratio),
                                       clip_target=str(options.clip), valid=rollout.valid,
-                                      is_weights=self.sampler_weights(rollout))
+                                      is_weights=sampler_weights(self.cfg, rollout))
         _check_finite(self.iteration + 1, PPO_loss=terms.loss.item())
         self._backward(terms.loss, None)
         self._kl_loss_total += terms.kl.item()

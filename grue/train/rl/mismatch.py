@@ -59,6 +59,13 @@ def truncated_is_weights(learner_logp: torch.Tensor, sampler_logp: Optional[torc
     return torch.exp(learner_logp.detach() - sampler_logp).clamp(max=float(cap))
 
 
+def sampler_weights(cfg: Any, rollout: Any) -> Optional[torch.Tensor]:
+    """The run's truncated importance weights for `rollout` (`ppo.tis_cap`; None when off or nothing to correct):
+    every RL method's loss multiplies its per-token policy-gradient term by them."""
+    ppo = getattr(cfg, "ppo", None)
+    return truncated_is_weights(rollout.logp, getattr(rollout, "sampler_logp", None), getattr(ppo, "tis_cap", None))
+
+
 def mismatch_results(train_log: list[dict]) -> dict:
     """results.json's `sampler_mismatch`, from logs/train.jsonl: the per-iteration figures averaged over the
     RL iterations (the maximum's maximum), and the last iteration's. Empty for a run without them."""

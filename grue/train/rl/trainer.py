@@ -33,6 +33,7 @@ from grue.data.sample import Sample
 from grue.policy.lora import is_lora
 from grue.policy.stop_strings import rollout_stops
 from grue.train.rl.kl import AdaptiveKLController
+from grue.train.rl.mismatch import mismatch_stats, sampler_weights
 from grue.train.rl.ppo_loss import PPOLosses, combined, masked_mean, policy_terms, value_term
 from grue.train.rl.minibatch import MINIBATCHES, minibatch_count
 from grue.train.rl.rollout import Episodes, Experience, concat_experiences, gae_experience, next_episode_count, \
@@ -322,7 +323,7 @@ class RLTrainer:
                                                                    entropy_grad=cfg.ent_coef != 0)
         policy = policy_terms(new_logp, mb.rollout.logp, mb.advantages, token_entropy, selected, cfg.clip_range,
                               cfg.ent_coef, normalise_advantages=self._minibatch_normalised(),
-                              is_weights=self.sampler_weights(mb.rollout))
+                              is_weights=sampler_weights(self.cfg, mb.rollout))
         if self.value is None:  # critic-free: the policy's terms are the whole loss
             _check_finite(self.iteration + 1, PPO_loss=policy.loss.item())
             self._backward(policy.loss, share)
@@ -341,13 +342,6 @@ class RLTrainer:
             _check_finite(self.iteration + 1, PPO_loss=losses.total.item())
             self._backward(losses.total, share)
         return losses
-
-    def sampler_weights(self, rollout: Any) -> Optional[torch.Tensor]:
-        """Truncated importance weights min(pi_learner / pi_sampler, ppo.tis_cap) per token [B, T] for a
-        sampler apart from the learner (rollout.precision), or None (grue/train/rl/mismatch.py)."""
-        from grue.train.rl.mismatch import truncated_is_weights
-
-        return truncated_is_weights(rollout.logp, rollout.sampler_logp, getattr(self.cfg.ppo, "tis_cap", None))
 
     def update_epochs(self) -> int:
         """Passes over each rollout: `ppo.epochs` (an algorithm with an update of its own says otherwise)."""
@@ -413,8 +407,6 @@ class RLTrainer:
         _check_finite(self.iteration + 1, mean_reward=reward_mean, mean_KL=mean_kl)
         kl_per_episode = kl_sum / max(episodes, 1.0)  # each episode's summed KL, averaged (Ziegler's unit)
         algorithm_stats = self.algorithm_stats()
-        from grue.train.rl.mismatch import mismatch_stats
-
         algorithm_stats.update(mismatch_stats(exp.rollout, self.world))  # the sampler-vs-learner gap (0: exact path)
         beta_used = self.kl_ctl.value
         stats = self.update(exp)
