@@ -72,13 +72,13 @@ def ppo_trainer(policy, **overrides):
                      Accelerator(cpu=True))
 
 
-@pytest.mark.parametrize("algo", ["ppo", "grpo"])
+@pytest.mark.parametrize("algo", ["ppo", "grpo", "grpo_mask"])
 def test_the_mismatch_is_exactly_zero_at_fp32_and_positive_under_bf16(tiny_causal_policy, algo):
     def stats_of(precision):
         torch.manual_seed(0)
         overrides = {"rollout": {"precision": precision, "top_k": 5}, "ppo": SHORT}
         trainer = (ppo_trainer(tiny_causal_policy, **overrides) if algo == "ppo"
-                   else make_trainer("grpo", tiny_causal_policy, config("grpo", 0, **overrides)))
+                   else make_trainer(algo, tiny_causal_policy, config(algo, 0, **overrides)))
         return [trainer.step() for _ in range(2)]
 
     for line in stats_of("fp32"):
