@@ -162,3 +162,20 @@ def test_a_shared_critic_reads_the_recomputes_hidden_states_instead_of_another_p
     assert torch.equal(exp.old_values, separate * exp.rollout.valid)
     # and the states are not carried into the update
     assert trainer.collect().rollout.learner_states is None
+
+
+def test_results_json_carries_the_logged_mismatch(tmp_path):
+    """results.json's optional keys come from the run's own logs (grue/rewards/learned/schedules.results_fields)."""
+    import json
+
+    from grue.rewards.learned.schedules import results_fields
+    from grue.storage.run_layout import train_log
+
+    path = train_log(tmp_path)
+    path.parent.mkdir(parents=True)
+    lines = [{"iteration": 1, "kl": 0.0, "kl_coef": 0.1, "tokens": 8, "episodes": 2, "mismatch/abs_mean": 0.25,
+              "mismatch/abs_max": 1.5, "mismatch/kl": 0.04}]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert results_fields(tmp_path)["sampler_mismatch"] == pytest.approx(
+        {"iterations": 1, "mean_abs_logp": 0.25, "max_abs_logp": 1.5, "mean_kl": 0.04, "final_abs_logp": 0.25,
+         "final_kl": 0.04})
