@@ -13,6 +13,10 @@ the script again reuses the finished runs and finishes the others.
     .venv/bin/python scripts/measure_imdb_mini.py --seeds 0 1 2 --threads 1 \
         --algos ppo ppo_separate grpo rloo reinforce_pp reinforce_pp_baseline \
         --output-dir docs/studies/imdb_shared_regulariser --summary docs/studies/imdb_shared_regulariser/summary.json
+    # issue 43: the 2025-26 methods beside GRPO and PPO on the same runs (--complete-only while the sweep runs)
+    .venv/bin/python scripts/measure_imdb_mini.py --seeds 0 1 2 --threads 1 --complete-only \
+        --algos ppo grpo dapo gspo cispo --output-dir docs/studies/imdb_shared_regulariser \
+        --summary docs/studies/imdb_shared_regulariser/summary_new_methods.json
 
 Each row reports the validation and the test split's gain (the board reports test), the run's mean
 per-token KL to the reference over training, its generated tokens and its training seconds.
@@ -60,6 +64,15 @@ def over_seeds(values: list[float]) -> tuple[float, float]:
     return statistics.mean(values), se
 
 
+def complete(args: list[str]) -> bool:
+    """Whether the run these arguments name has finished (its results.json is valid)."""
+    from grue.config import config_hash
+    from grue.run.run_dir import RunDir
+
+    cfg = load_config(args)
+    return RunDir.for_config(cfg, config_hash(cfg)).complete()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
@@ -70,6 +83,8 @@ def main() -> None:
     parser.add_argument("--output-dir", default="runs/measure_imdb_mini")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--summary", default="", help="write every row and the means over seeds to this JSON file")
+    parser.add_argument("--complete-only", action="store_true",
+                        help="train nothing: summarise the runs already complete (a study still running elsewhere)")
     args = parser.parse_args()
     for algo in args.algos:
         if algo not in ALGOS and find_algorithm(algo) is None:
@@ -79,12 +94,17 @@ def main() -> None:
     results = []
     for seed in args.seeds:
         zs_args = run_args(["algo=zero_shot"], seed, [], args.output_dir, args.threads)
+        if args.complete_only and not complete(zs_args):
+            continue
         print(f"[measure] seed {seed}: zero_shot", flush=True)
         bases = split_scores(Run(load_config(zs_args), zs_args).execute())
         base = bases["val"]
         print(f"[measure] seed {seed}: zero_shot val {METRIC} {statistics.mean(base.values()):.4f}", flush=True)
         for algo in args.algos:
             rl_args = run_args(ALGOS.get(algo, [f"algo={algo}"]), seed, args.set, args.output_dir, args.threads)
+            if args.complete_only and not complete(rl_args):
+                print(f"[measure] seed {seed}: {algo} not complete yet (skipped)", flush=True)
+                continue
             print(f"[measure] seed {seed}: {algo}", flush=True)
             run_dir = Run(load_config(rl_args), rl_args).execute()
             mean, diff, se = paired(val_scores(run_dir), base)
