@@ -187,8 +187,11 @@ _DPO_GROUPS = {"dpo": "grue.train.offline.dpo_config:DPOConfig"}
 # (the paper's 150 would never reach the learning rate); learning rate 1e-5, not 1e-6, which would barely move
 # SmolLM2 in a few steps. Not tuned: no mini DPO run's learning had been measured when this was set, and 8 steps
 # at 1e-5 move the policy less than the 57-step preset this replaces did.
-_DPO_MINI = {"mini": {"dpo": {"batch_size": 16, "learning_rate": 1e-5, "warmup_steps": 2, "max_steps": 8,
-                              "save_every": 4}}}
+# On the mini profile a DPO run makes its own comparisons file from its initial policy, the task's reward as
+# mock labeler (dpo.comparisons=auto; grue/train/offline/auto_recipe.py), so the whole grid runs with no hand
+# step; a file given on the command line replaces it (same hash as before this default existed).
+_DPO_MINI = {"mini": {"dpo": {"comparisons": "auto", "batch_size": 16, "learning_rate": 1e-5, "warmup_steps": 2,
+                              "max_steps": 8, "save_every": 4}}}
 for _algo in (
     Algorithm("dpo", "DPO", "#2ca02c", trains="preferences", reads=("dpo",), takes=("init",),
               trainer="grue.train.offline.dpo:DPOTrainer", config_groups=_DPO_GROUPS, profile_presets=_DPO_MINI,

@@ -436,7 +436,8 @@ def grue(args: list[str], cache: Path, cwd: Path, timeout: int = 120) -> subproc
 
 
 LATE = {
-    "dpo without comparisons": (["run", "task=imdb", "profile=mini", "algo=dpo"], ("dpo.comparisons",)),
+    "dpo without comparisons": (["run", "task=imdb", "profile=mini", "algo=dpo", "dpo.comparisons=null"],
+                                ("dpo.comparisons",)),
     "lora unknown target": (["run", "task=imdb", "profile=mini", "algo=ppo", "model.lora.rank=8",
                              "model.lora.target_modules=[q_proj,bogus_proj]"],
                             ("model.lora.target_modules", "bogus_proj", "q_proj")),

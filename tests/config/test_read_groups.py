@@ -92,6 +92,6 @@ def test_a_warm_start_drops_the_settings_its_first_run_does_not_read():
 def test_grue_run_says_which_settings_it_does_not_read_and_goes_on():
     """A run's command line is often shared by a loop over algorithms: a note, not a refusal (the DPO run here
     then stops at its own preflight, before any asset is built)."""
-    result = CliRunner().invoke(app, ["run", *MINI, "algo=dpo", "ppo.learning_rate=0.5"])
+    result = CliRunner().invoke(app, ["run", *MINI, "algo=dpo", "dpo.comparisons=null", "ppo.learning_rate=0.5"])
     assert "note: algo=dpo does not read ppo.learning_rate" in result.output, result.output
     assert "dpo.comparisons" in result.output and result.exit_code == 2, result.output

@@ -32,24 +32,35 @@ def test_the_init_axis_adds_each_method_s_warm_start_and_drops_it_where_none_is_
 
 @pytest.fixture
 def grid_args(tmp_path):
-    return ["task=imdb", "profile=mini", "seed=0", "algo=zero_shot,dpo", f"output_dir={tmp_path / 'runs'}"]
+    return ["task=imdb", "profile=mini", "seed=0", "algo=zero_shot,distill", f"output_dir={tmp_path / 'runs'}"]
 
 
 def test_a_cell_that_cannot_start_is_refused_in_the_dry_run_with_what_it_needs(grid_args):
     sweep = plan(grid_args)
-    dpo = next(c for c in sweep.cells if c.cfg.algo == "dpo")
+    distill = next(c for c in sweep.cells if c.cfg.algo == "distill")
     zero = next(c for c in sweep.cells if c.cfg.algo == "zero_shot")
-    assert list(sweep.refused) == [dpo.hash] and "dpo.comparisons=<file>" in sweep.refused[dpo.hash][0]
+    assert list(sweep.refused) == [distill.hash] and "grpo.teacher.model=" in sweep.refused[distill.hash][0]
     assert [c.hash for c in sweep.todo(False)] == [zero.hash]
     lines = describe(sweep)
-    line = next(l for l in lines if l.startswith(dpo.key))
-    assert "refused: algo=dpo trains on a comparisons file" in line and "\n" not in line
+    line = next(l for l in lines if l.startswith(distill.key))
+    assert "refused: algo=distill distils from a teacher" in line and "\n" not in line
     assert "1 to run, 1 refused before any work" in lines[-1]
 
 
 def test_a_sweep_of_refused_cells_alone_starts_nothing_and_exits_non_zero(grid_args, tmp_path):
-    args = [a if not a.startswith("algo=") else "algo=dpo" for a in grid_args]
+    args = [a if not a.startswith("algo=") else "algo=distill" for a in grid_args]
     result = CliRunner().invoke(app, ["sweep", *args, "--no-export"])
     assert result.exit_code == 1, result.output
     assert "1 of 1 cell(s) refused before any work" in result.output
-    assert not list((tmp_path / "runs").glob("imdb-mini-dpo-*"))  # no run directory was made
+    assert not list((tmp_path / "runs").glob("imdb-mini-distill-*"))  # no run directory was made
+
+
+def test_mini_dpo_cells_make_their_own_comparisons_and_are_not_refused(tmp_path):
+    """On the mini profile DPO defaults to dpo.comparisons=auto, so `algo=all` has no DPO cell waiting on a hand
+    step; on the paper profile the file is still the user's to give."""
+    sweep = plan(["task=imdb,commongen", "profile=mini", "seed=0", "algo=dpo,supervised_dpo",
+                  f"output_dir={tmp_path / 'runs'}"])
+    assert sweep.refused == {} and len(sweep.todo(False)) == 4
+    assert {c.cfg.dpo.comparisons for c in sweep.cells} == {"auto"}
+    paper = plan(["task=imdb", "seed=0", "algo=dpo", f"output_dir={tmp_path / 'paper'}"])
+    assert "dpo.comparisons" in next(iter(paper.refused.values()))[0]

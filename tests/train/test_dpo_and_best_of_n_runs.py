@@ -95,7 +95,7 @@ def test_dpo_without_a_comparisons_file_or_with_another_task_s_stops_in_prefligh
     from grue.run.preflight import PreflightError
 
     with pytest.raises(PreflightError, match="algo=dpo trains on a comparisons file: set dpo.comparisons"):
-        run([*tiny_imdb_args, "algo=dpo"])
+        run([*tiny_imdb_args, "algo=dpo", "dpo.comparisons=null"])  # the mini default (auto) left out
     other = praise_comparisons(tmp_path / "commongen.jsonl", 3, task="commongen")
     with pytest.raises(PreflightError, match="holds answers for task commongen, not imdb"):
         run([*tiny_imdb_args, "algo=dpo", f"dpo.comparisons={other}"])
