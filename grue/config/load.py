@@ -196,6 +196,8 @@ def load_config(args: Iterable[str] = (), base: Mapping[str, Any] | None = None,
     digests = _file_digests(cfg)
     cfg = merge(cfg, digests, "the files it names", "grue (the digest of the file it names)",
                 {k: v for k, v in pv.leaves(digests).items() if v is not None})
+    if refuse_unread:
+        _refuse_idle_recipe(overrides, algo, cfg)
     _check_values(cfg)  # before the code digests: they read the resolved values, whose interpolations must resolve
     code = {"code_sha256": _code_digests(cfg, task)}  # the python: files' content (grue/extend/code_digests.py)
     cfg = merge(cfg, code, "the python: files it names", "grue (the digests of the python: files it names)",
@@ -225,6 +227,19 @@ def _refuse_unread(overrides: Mapping[str, str], algo: str) -> None:
     from grue.config.read_groups import unread_problem
 
     problem = next(filter(None, (unread_problem(key, algo) for key in overrides)), None)
+    if problem:
+        raise ConfigError(problem)
+
+
+def _refuse_idle_recipe(overrides: Mapping[str, str], algo: str, cfg: DictConfig) -> None:
+    """A setting of a group only a recipe reads (DPO's auto comparisons read `rollout`) changes nothing when the
+    resolved values leave the recipe off; known only once the values are merged."""
+    from grue.config.read_groups import idle_recipe_problem
+    from grue.train.registry import get_algorithm
+
+    if not any(key.lstrip("+").split(".", 1)[0] in get_algorithm(algo).recipe_reads for key in overrides):
+        return
+    problem = idle_recipe_problem(overrides, algo, OmegaConf.to_container(cfg, resolve=False))
     if problem:
         raise ConfigError(problem)
 

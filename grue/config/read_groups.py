@@ -29,7 +29,22 @@ def read_groups(algo: str) -> frozenset[str]:
     from grue.train.registry import get_algorithm
 
     entry = get_algorithm(algo)
-    return frozenset(entry.hashed_groups) | frozenset(entry.config_groups)
+    return frozenset(entry.hashed_groups) | frozenset(entry.config_groups) | frozenset(entry.recipe_reads)
+
+
+def idle_recipe_problem(keys: Iterable[str], algo: str, values: Mapping[str, Any]) -> str | None:
+    """Why a setting of a group only a recipe of `algo` reads changes nothing in this run (the recipe is off
+    for these resolved values, e.g. rollout.top_k with a hand-made dpo.comparisons file), else None."""
+    from grue.train.registry import get_algorithm, load_attribute
+
+    recipes = get_algorithm(algo).recipe_reads
+    for key in keys:
+        group = key.lstrip("+").split(".", 1)[0]
+        off = load_attribute(recipes[group])(values) if group in recipes else None
+        if off:
+            return (f"{key}: algo={algo} reads the {group!r} group only to make its inputs, and {off}, "
+                    "so this setting would change nothing: drop it")
+    return None
 
 
 def unread_group(key: str, algo: str) -> str | None:

@@ -190,17 +190,20 @@ _DPO_GROUPS = {"dpo": "grue.train.offline.dpo_config:DPOConfig"}
 # On the mini profile a DPO run makes its own comparisons file from its initial policy, the task's reward as
 # mock labeler (dpo.comparisons=auto; grue/train/offline/auto_recipe.py), so the whole grid runs with no hand
 # step; a file given on the command line replaces it (same hash as before this default existed).
+# The rollout group is read by the auto recipe only (sampling the candidates); its digest holds it.
+_DPO_RECIPE_READS = {"rollout": "grue.train.offline.auto_recipe:recipe_off"}
 _DPO_MINI = {"mini": {"dpo": {"comparisons": "auto", "batch_size": 16, "learning_rate": 1e-5, "warmup_steps": 2,
                               "max_steps": 8, "save_every": 4}}}
 for _algo in (
     Algorithm("dpo", "DPO", "#2ca02c", trains="preferences", reads=("dpo",), takes=("init",),
               trainer="grue.train.offline.dpo:DPOTrainer", config_groups=_DPO_GROUPS, profile_presets=_DPO_MINI,
-              preflight="grue.train.offline.dpo_config:preflight",
+              recipe_reads=_DPO_RECIPE_READS, preflight="grue.train.offline.dpo_config:preflight",
               description="Direct Preference Optimization on a comparisons file's answers (Plackett-Luce over k-way "
                           "choices), reference = the initial policy"),
     Algorithm("supervised_dpo", "Supervised+DPO", "#1a5e1a", trains="preferences", reads=("dpo", "supervised"),
               trainer="grue.train.offline.dpo:DPOTrainer", warm_start="supervised", config_groups=_DPO_GROUPS, method="dpo",
-              profile_presets=_DPO_MINI, preflight="grue.train.offline.dpo_config:preflight",
+              profile_presets=_DPO_MINI, recipe_reads=_DPO_RECIPE_READS,
+              preflight="grue.train.offline.dpo_config:preflight",
               description="DPO from the supervised run with the same settings and seed (its reference too)"),
 ):
     register_algorithm(_algo)

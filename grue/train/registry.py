@@ -72,6 +72,12 @@ class Algorithm:
     takes: tuple[str, ...] = ()
     method: Optional[str] = None
     mask: Optional[str] = None
+    # Groups read not by its trainer but by a recipe whose digest its hash holds (DPO's dpo.comparisons=auto
+    # samples its candidates with the task's `rollout` decoding): group -> "module:function" taking the resolved
+    # values and returning why the recipe is not in use (None when it is). Such a group is accepted on the
+    # command line and shown, but not hashed as a group (the recipe's digest covers it), and a setting of it is
+    # refused where the recipe is off.
+    recipe_reads: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.trains not in TRAINS:

@@ -95,3 +95,26 @@ def test_grue_run_says_which_settings_it_does_not_read_and_goes_on():
     result = CliRunner().invoke(app, ["run", *MINI, "algo=dpo", "dpo.comparisons=null", "ppo.learning_rate=0.5"])
     assert "note: algo=dpo does not read ppo.learning_rate" in result.output, result.output
     assert "dpo.comparisons" in result.output and result.exit_code == 2, result.output
+
+
+def test_dpo_accepts_rollout_settings_where_its_auto_comparisons_read_them(tmp_path):
+    """dpo.comparisons=auto samples its candidates with the task's rollout decoding (grue/train/offline/
+    auto_recipe.py): a rollout setting is then read (through the recipe's digest, so the hash moves) and
+    accepted; with a hand-made file nothing reads it, and it is refused naming the file."""
+    auto = load_config([*MINI, "algo=dpo", "rollout.top_k=7"], refuse_unread=True)
+    plain = load_config([*MINI, "algo=dpo"], refuse_unread=True)
+    assert auto.dpo.comparisons == "auto" and auto.rollout.top_k == 7
+    assert auto.dpo.comparisons_sha256 != plain.dpo.comparisons_sha256 and config_hash(auto) != config_hash(plain)
+    assert load_config([*MINI, "algo=supervised_dpo", "rollout.top_k=7"], refuse_unread=True).rollout.top_k == 7
+    hand = tmp_path / "labels.jsonl"
+    hand.write_text("")
+    with pytest.raises(ConfigError) as err:
+        load_config([*MINI, "algo=dpo", f"dpo.comparisons={hand}", "rollout.top_k=7"], refuse_unread=True)
+    assert str(err.value).startswith("rollout.top_k: algo=dpo reads the 'rollout' group only to make its inputs, "
+                                     f"and dpo.comparisons={hand} is a file, not auto"), str(err.value)
+    # a group DPO reads through nothing stays refused as before
+    with pytest.raises(ConfigError, match="does not read the 'ppo' group"):
+        load_config([*MINI, "algo=dpo", "ppo.total_steps=64"], refuse_unread=True)
+    # and the rollout group stays out of DPO's hashed groups: hand-made files keep their hashes
+    from grue.train.registry import get_algorithm
+    assert "rollout" not in get_algorithm("dpo").hashed_groups and "rollout" in read_groups("dpo")

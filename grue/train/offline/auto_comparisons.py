@@ -8,7 +8,7 @@ answered by the mock labeler. Its recipe and folder are grue/train/offline/auto_
 
 It is built in a private folder that is renamed into place when complete (grue/assets/build_once.py, under a
 lock): a run killed while sampling or labelling leaves no file at the cached path, only a hidden temporary
-folder nothing reads, and the next run starts the file afresh. Runs (and sweep cells) sharing the recipe wait
+folder nothing reads, which the next run making the file removes before starting it afresh. Runs (and sweep cells) sharing the recipe wait
 for the one making it and then reuse it.
 """
 from __future__ import annotations

@@ -41,6 +41,13 @@ def is_auto(value: Any) -> bool:
     return value == AUTO
 
 
+def recipe_off(values: Mapping[str, Any]) -> Optional[str]:
+    """Why the run makes no comparisons file (so its `rollout` settings are read by nothing), None when it does:
+    the registry's `recipe_reads` predicate for DPO's rollout group."""
+    given = values["dpo"].get("comparisons")
+    return None if is_auto(given) else f"dpo.comparisons={given} is a file, not {AUTO}"
+
+
 def labeler_of(values: Mapping[str, Any]) -> str:
     """The mock labeler's reward: dpo.labeler, or the task's own reward."""
     return values["dpo"].get("labeler") or values["reward"]["name"]
