@@ -6,14 +6,15 @@ tokens, 48 sampled tokens, one PPO epoch in minibatches of 8 episodes (grue: ppo
 - separate critic: grue (`model.value_model=separate`) against TRL 1.12's `trl.experimental.ppo`;
 - shared trunk: grue (`model.value_model=shared`) against trl 0.11.4's `PPOTrainer.step`;
 and grue's NLPO against grue's PPO. A third pair runs GRPO: grue's (`scripts/bench_grpo.py`) against
-TRL 1.12's `GRPOTrainer`, 4 prompts x 4 samples an iteration on the same prompts and lengths
-(scripts/bench/grpo_setting.py; docs/speed.md, "GRPO against TRL 1.12"), with activations kept on both
-sides and (`-ckpt`) recomputed in the backward pass on both, TRL's default. Each side runs in its own
-process (peak RSS is per side), the sides alternate within each round, and the table shows medians
-over rounds. Timings on a shared
-machine are noisy: read the ratios, and run more rounds (`--rounds`) before trusting a small one.
+the newest TRL's `GRPOTrainer` (1.16; TRL 1.12's stays selectable as `trl-1.12-grpo`), 4 prompts x 4 samples
+an iteration on the same prompts and lengths (scripts/bench/grpo_setting.py; docs/speed.md, "GRPO against
+TRL"), with activations kept on both sides and (`-ckpt`) recomputed in the backward pass on both, TRL's
+default. PPO stays on TRL 1.12, the last release with a PPO trainer. Each side runs in its own process (peak
+RSS is per side), the sides alternate within each round, and the table shows medians over rounds, with the
+load average before and after the run. Timings on a shared machine are noisy: read the ratios, and run more
+rounds (`--rounds`) before trusting a small one.
 
-    .venv/bin/python scripts/bench_vs_trl.py [--rounds 2] [--iters 3] [--threads 2] [--sides grue-grpo,trl-1.12-grpo,...]
+    .venv/bin/python scripts/bench_vs_trl.py [--rounds 2] [--iters 3] [--threads 2] [--sides grue-grpo,trl-1.16-grpo,...]
 """
 from __future__ import annotations
 
@@ -34,11 +35,18 @@ from trl_envs import python_of, respell_for_transformers4  # noqa: E402
 
 # grue's sides cut minibatches out of whole episodes (ppo.minibatch=episodes), 8 each, as TRL does;
 # grue-separate-tokens is grue's default (random transitions of the whole rollout), for its cost.
+# The default run (no --sides) leaves out TRL 1.12's GRPO sides: the GRPO pairs are against the newest TRL.
 SIDES = ("grue-separate", "trl-1.12", "grue-shared", "trl-0.11", "grue-nlpo", "grue-separate-tokens",
-         "grue-grpo", "trl-1.12-grpo", "grue-grpo-ckpt", "trl-1.12-grpo-ckpt")
+         "grue-grpo", "trl-1.16-grpo", "grue-grpo-ckpt", "trl-1.16-grpo-ckpt", "trl-1.12-grpo", "trl-1.12-grpo-ckpt")
+DEFAULT_SIDES = tuple(s for s in SIDES if not s.startswith("trl-1.12-grpo"))
+# the GRPO pair's TRL sides: side -> (environment, runner)
+TRL_GRPO = {"trl-1.16-grpo": ("trl-1.16", "run_trl_1_16_grpo.py"), "trl-1.12-grpo": ("trl-1.12", "run_trl_1_12_grpo.py")}
 PAIRS = (("separate critic: grue / TRL 1.12", "grue-separate", "trl-1.12"),
+         ("GRPO: grue / TRL 1.16 GRPOTrainer", "grue-grpo", "trl-1.16-grpo"),
+         ("GRPO, checkpointing both: grue / TRL 1.16", "grue-grpo-ckpt", "trl-1.16-grpo-ckpt"),
          ("GRPO: grue / TRL 1.12 GRPOTrainer", "grue-grpo", "trl-1.12-grpo"),
          ("GRPO, checkpointing both: grue / TRL 1.12", "grue-grpo-ckpt", "trl-1.12-grpo-ckpt"),
+         ("GRPO: TRL 1.16 / TRL 1.12", "trl-1.16-grpo", "trl-1.12-grpo"),
          ("shared trunk: grue / trl 0.11.4", "grue-shared", "trl-0.11"),
          ("grue NLPO / grue PPO (separate)", "grue-nlpo", "grue-separate"),
          ("grue transition / episode minibatches", "grue-separate-tokens", "grue-separate"))
@@ -49,9 +57,10 @@ def command(side: str, prompts: Path, model_dir: Path, iters: int, threads: int)
     if side.startswith("grue-grpo"):
         return [sys.executable, str(HERE / "bench_grpo.py"), "--iters", str(iters), "--prompts", str(prompts),
                 "--threads", str(threads), *checkpointing]
-    if side.startswith("trl-1.12-grpo"):
-        return [str(python_of("trl-1.12")), str(HERE / "bench" / "run_trl_1_12_grpo.py"), str(prompts),
-                str(model_dir), str(iters), *checkpointing]
+    if side.removesuffix("-ckpt") in TRL_GRPO:
+        env, runner = TRL_GRPO[side.removesuffix("-ckpt")]
+        return [str(python_of(env)), str(HERE / "bench" / runner), str(prompts), str(model_dir), str(iters),
+                *checkpointing]
     grue = [sys.executable, str(HERE / "bench_ppo.py"), "--iters", str(iters), "--prompts", str(prompts),
             "--threads", str(threads)]
     if side == "grue-separate-tokens":
@@ -101,7 +110,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--iters", type=int, default=3, help="measured iterations per side (after one warm-up)")
     parser.add_argument("--threads", type=int, default=2, help="torch threads of every side")
-    parser.add_argument("--sides", default=",".join(SIDES))
+    parser.add_argument("--sides", default=",".join(DEFAULT_SIDES))
     args = parser.parse_args()
     sides = [s for s in args.sides.split(",") if s]
     unknown = [s for s in sides if s not in SIDES]
@@ -111,14 +120,17 @@ def main() -> None:
     prompts = build_prompts(Path(tempfile.mkdtemp()) / "prompts.json")
     model_dir = Path(json.loads(prompts.read_text())["model"])
     results: dict[str, list[dict]] = {side: [] for side in sides}
+    load_before = os.getloadavg()
     for round_no in range(args.rounds):
         for side in sides:
             result = run_side(command(side, prompts, model_dir, args.iters, args.threads), args.threads)
             results[side].append(result)
             print(f"[bench] round {round_no + 1}/{args.rounds} {side}: {result['total_s']:.2f} s/iter "
                   f"(rollout {result['rollout_s']:.2f}, update {result['update_s']:.2f}), "
-                  f"peak {result['peak_rss_mib']} MiB", file=sys.stderr, flush=True)
+                  f"peak {result['peak_rss_mib']} MiB; load {os.getloadavg()[0]:.1f}", file=sys.stderr, flush=True)
     print(table(results))
+    print("\nload average (1, 5, 15 min) before the run: " + ", ".join(f"{x:.1f}" for x in load_before)
+          + "; after: " + ", ".join(f"{x:.1f}" for x in os.getloadavg()))
 
 
 if __name__ == "__main__":

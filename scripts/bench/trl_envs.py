@@ -1,8 +1,11 @@
-"""The two pinned TRL environments `make bench` compares grue against, built once under `.bench/`.
+"""The pinned TRL environments `make bench` compares grue against, built once under `.bench/`.
 
 TRL stays out of grue's own dependencies: each TRL release lives in its own virtual environment.
+- `trl-1.16`: trl 1.16.0, the newest release, for the GRPO pair (`GRPOTrainer`), on the same torch,
+  transformers, accelerate and datasets as grue (its requirements accept them), so both sides run the
+  same kernels.
 - `trl-1.12`: trl 1.12.0 (the last release with a PPO trainer, `trl.experimental.ppo`) on the same
-  torch and transformers as grue, so the two sides run the same kernels.
+  torch and transformers as grue, for the PPO pair (and the older GRPO sides).
 - `trl-0.11`: trl 0.11.4 (the classic `PPOTrainer.step` with a shared value head), which needs
   transformers 4.46.3; SmolLM2's folder is re-spelled for transformers 4 (`respell_for_transformers4`).
 """
@@ -24,6 +27,8 @@ def _same_as_grue(package: str) -> str:
 
 
 ENVIRONMENTS: dict[str, list[str]] = {
+    "trl-1.16": ["trl==1.16.0", _same_as_grue("transformers"), _same_as_grue("accelerate"),
+                 _same_as_grue("datasets")],
     # GRPOTrainer imports requests (its vLLM client) without declaring it
     "trl-1.12": ["trl==1.12.0", _same_as_grue("transformers"), _same_as_grue("accelerate"),
                  _same_as_grue("datasets"), "requests"],
