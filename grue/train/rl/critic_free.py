@@ -63,6 +63,7 @@ class CriticFreeTrainer(RLTrainer):
     config_group: Optional[str] = None  # the method's own config group, whose `loss` sub-group holds its loss options
     _dropped = (0, 0)  # dynamic sampling: groups and episodes left out of this iteration's update so far
     _teacher_kl = (0.0, 0.0)  # distillation: this iteration's summed per-token reverse KL to the teacher, tokens
+    _component_sums: dict[str, tuple[float, float]] = {}  # a metric mix: this iteration's sum of each component, episodes
     teacher: Optional[torch.nn.Module] = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -233,7 +234,20 @@ class CriticFreeTrainer(RLTrainer):
         self._teacher_kl = (total + reverse_kl.sum().item(), tokens + rollout.valid.sum().item())
         return reverse_kl_advantage(teacher_logp, rollout.raw_logp, rollout.valid, float(self.teacher_options().coef))
 
+    def count_components(self, episodes: Episodes) -> None:
+        """Add this round's reward components (a metric mix's parts, before any normalisation) to the
+        iteration's sums, so the log shows which part of the reward moved (`reward/<component>`)."""
+        parts = episodes.components
+        if parts is None:
+            return
+        sums = dict(self._component_sums)
+        for name, column in zip(parts.names, parts.values):
+            total, count = sums.get(name, (0.0, 0.0))
+            sums[name] = (total + float(sum(column)), count + len(column))
+        self._component_sums = sums
+
     def advantages(self, episodes: Episodes) -> Experience:
+        self.count_components(episodes)
         episodes = self.weighted(self.shaped(self.mixed(episodes)))
         rollout = episodes.rollout
         valid = rollout.valid
@@ -256,6 +270,10 @@ class CriticFreeTrainer(RLTrainer):
             total, tokens = global_sum(list(self._teacher_kl), self.world)
             stats["distill/reverse_kl"] = total / max(tokens, 1.0)
         self._teacher_kl = (0.0, 0.0)
+        for name, (total, count) in sorted(self._component_sums.items()):  # every process holds every name
+            total, count = global_sum([total, count], self.world)
+            stats[f"reward/{name}"] = total / max(count, 1.0)
+        self._component_sums = {}
         return stats
 
     def trained_advantages(self, exp: Experience) -> torch.Tensor:

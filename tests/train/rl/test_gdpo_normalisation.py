@@ -199,3 +199,20 @@ def test_gdpo_learns_on_a_seq2seq_policy_too(tiny_seq2seq_policy):
     trainer.reward_fn = EAndO()
     rewards = [trainer.step()["reward_mean"] for _ in range(25)]
     assert sum(rewards[-3:]) / 3 > sum(rewards[:3]) / 3 + 0.1, rewards
+
+
+def test_each_component_s_mean_is_logged_per_iteration(tiny_causal_policy):
+    """`reward/<component>` in the iteration's log is the mean of that component over the iteration's episodes
+    (before any normalisation), so a study can see which part of a mix moved; the weighted sum of the logged
+    means is the logged reward_mean."""
+    torch.manual_seed(0)
+    trainer = gdpo_trainer(tiny_causal_policy, {"reward_normalisation": "per_component"})
+    seen = []
+    score = trainer.reward_fn.score_components
+    trainer.reward_fn.score_components = lambda s, g: seen.append(score(s, g)) or seen[-1]
+    stats = trainer.step()
+    e = [v for parts in seen for v in parts.values[0]]
+    o = [v for parts in seen for v in parts.values[1]]
+    assert stats["reward/e"] == pytest.approx(sum(e) / len(e)) and stats["reward/o"] == pytest.approx(sum(o) / len(o))
+    assert 0.5 * stats["reward/e"] + 0.5 * stats["reward/o"] == pytest.approx(stats["reward_mean"], rel=1e-5)
+    assert "reward/e" in trainer.step() and trainer._component_sums == {}  # counted afresh each iteration
