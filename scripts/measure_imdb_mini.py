@@ -13,6 +13,14 @@ the script again reuses the finished runs and finishes the others.
     .venv/bin/python scripts/measure_imdb_mini.py --seeds 0 1 2 --threads 1 \
         --algos ppo ppo_separate grpo rloo reinforce_pp reinforce_pp_baseline \
         --output-dir docs/studies/imdb_shared_regulariser --summary docs/studies/imdb_shared_regulariser/summary.json
+    # issue 43: GDPO and distillation (teacher: the DAPO run of the same seed) beside them
+    .venv/bin/python scripts/measure_imdb_mini.py --seeds 0 1 2 --threads 1 --complete-only \
+        --algos ppo grpo dapo gspo cispo gdpo distill_dapo --output-dir docs/studies/imdb_shared_regulariser \
+        --summary docs/studies/imdb_shared_regulariser/summary_new_methods.json
+    # issue 44: learning parity of the bf16 sampler (zero-shot runs copied in from imdb_shared_regulariser)
+    .venv/bin/python scripts/measure_imdb_mini.py --seeds 0 1 2 --threads 1 --complete-only \
+        --algos ppo_bf16 grpo_bf16 --output-dir docs/studies/imdb_sampler_precision \
+        --summary docs/studies/imdb_sampler_precision/summary.json
     # issue 43: the 2025-26 methods beside GRPO and PPO on the same runs (--complete-only while the sweep runs)
     .venv/bin/python scripts/measure_imdb_mini.py --seeds 0 1 2 --threads 1 --complete-only \
         --algos ppo grpo dapo gspo cispo --output-dir docs/studies/imdb_shared_regulariser \
@@ -38,8 +46,28 @@ ALGOS = {"ppo": ["algo=ppo"], "nlpo": ["algo=nlpo"], "ppo_nokl": ["algo=ppo", "k
          # as critic, everything else the preset's, so it pairs with the "ppo" runs of the same seeds
          "ppo_drlc": ["algo=ppo", "reward.dense=critic", "critic.model=packaged:smollm2-135m"],
          # issue 40: PPO with a value model of its own, so the critic's loss never reaches the policy's trunk
-         "ppo_separate": ["algo=ppo", "model.value_model=separate"]}
+         "ppo_separate": ["algo=ppo", "model.value_model=separate"],
+         # issue 44's parity study: the bf16 sampler beside the fp32 learner (docs/speed.md)
+         "ppo_bf16": ["algo=ppo", "rollout.precision=bf16"], "grpo_bf16": ["algo=grpo", "rollout.precision=bf16"],
+         # issue 43: on-policy distillation from the DAPO run of the same seed in the same folder (a teacher
+         # trained at the same budget; its own cost is not counted in the student's tokens)
+         "distill_dapo": lambda seed, out: ["algo=distill", f"grpo.teacher.model={teacher_run(out, 'dapo', seed)}"]}
 METRIC = "sentiment"
+
+
+def teacher_run(output_dir: str, algo: str, seed: int) -> str:
+    """The one finished run of `algo` and `seed` in the study folder (a distillation's teacher)."""
+    found = sorted(Path(output_dir).glob(f"imdb-mini-{algo}-seed{seed}-*/results.json"))
+    if len(found) != 1:
+        raise SystemExit(f"distill_dapo: expected one finished {algo} run of seed {seed} in {output_dir}, "
+                         f"found {len(found)}")
+    return str(found[0].parent)
+
+
+def recipe_args(algo: str, seed: int, output_dir: str) -> list[str]:
+    """The `grue run` settings a recipe (or a registered algorithm) names for one seed."""
+    recipe = ALGOS.get(algo, [f"algo={algo}"])
+    return recipe(seed, output_dir) if callable(recipe) else list(recipe)
 
 
 def run_args(algo_args: list[str], seed: int, extra: list[str], output_dir: str, threads: int) -> list[str]:
@@ -101,7 +129,7 @@ def main() -> None:
         base = bases["val"]
         print(f"[measure] seed {seed}: zero_shot val {METRIC} {statistics.mean(base.values()):.4f}", flush=True)
         for algo in args.algos:
-            rl_args = run_args(ALGOS.get(algo, [f"algo={algo}"]), seed, args.set, args.output_dir, args.threads)
+            rl_args = run_args(recipe_args(algo, seed, args.output_dir), seed, args.set, args.output_dir, args.threads)
             if args.complete_only and not complete(rl_args):
                 print(f"[measure] seed {seed}: {algo} not complete yet (skipped)", flush=True)
                 continue
