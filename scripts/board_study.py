@@ -1,0 +1,102 @@
+"""Issue 46's board study: the GRUE board of today's methods on the mini profile, resumable cell by cell.
+
+    python scripts/board_study.py --out docs/studies/grue_board_mini [--tasks commongen] [--dry-run]
+    grue leaderboard export runs=docs/studies/grue_board_mini format=md     # the board page
+
+The three tasks whose mini data are real (IMDB, CommonGen, DailyDialog) run every method below over seeds 0-2;
+the four whose mini data are synthetic (ToTTo, WMT16, CNN/DailyMail, NarrativeQA) one seed, as a machinery
+check. Every method runs at its mini preset: the task's PPO budget in generated tokens and PPO's regulariser
+(the fairness presets), so the board's equal-token check holds. DPO makes its comparisons file from the task's
+reward (`dpo.comparisons=auto`, the mini default). Distillation needs a teacher: the supervised run of the
+same task and seed (trained first, in the same folder), so it runs after the sweep, one `grue run` per seed.
+Typing the same command again runs only what is missing (a finished run has a valid results.json). `--reuse
+FOLDER...` first copies in the finished runs of earlier studies whose config hash is one of this study's cells
+(their results, config, logs and predictions; not their weights), so a cell run before is not run again.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+REAL = ("imdb", "commongen", "dailydialog")
+SYNTHETIC = ("totto", "wmt16", "cnn_dailymail", "narrativeqa")
+METHODS = ("zero_shot", "supervised", "ppo", "nlpo", "supervised_ppo", "supervised_nlpo", "grpo", "rloo",
+           "reinforce_pp", "reinforce_pp_baseline", "dpo", "best_of_n", "dapo", "gspo", "cispo", "gdpo")
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def grue(*args: str) -> list[str]:
+    return [sys.executable, str(ROOT / "cli.py"), *args]
+
+
+def sweep(out: Path, tasks: list[str], seeds: str, threads: int, dry_run: bool) -> list[str]:
+    return grue("sweep", f"task={','.join(tasks)}", "profile=mini", f"seed={seeds}", f"threads={threads}",
+                f"output_dir={out}", f"algo={','.join(METHODS)}", *(["--dry-run"] if dry_run else []))
+
+
+def reuse(out: Path, folders: list[Path], tasks: list[str], seeds: tuple[int, ...]) -> int:
+    """Copy in the finished runs of `folders` whose config hash is a cell of this study's sweep; how many."""
+    from grue.sweep.grid import expand
+
+    args = [f"task={','.join(tasks)}", "profile=mini", f"seed={','.join(map(str, seeds))}", f"algo={','.join(METHODS)}"]
+    wanted = {cell.hash for cell in expand(args)}
+    copied = 0
+    for folder in folders:
+        for results in sorted(folder.glob("*/results.json")):
+            run = results.parent
+            if json.loads(results.read_text()).get("config_hash") not in wanted or (out / run.name).exists():
+                continue
+            shutil.copytree(run, out / run.name, ignore=shutil.ignore_patterns("model", "checkpoints", "*.lock"))
+            copied += 1
+    return copied
+
+
+def supervised_run(out: Path, task: str, seed: int) -> Path | None:
+    """The finished supervised run of `task` and `seed` in the study folder, the distillation's teacher."""
+    found = [r.parent for r in sorted(out.glob(f"{task}-mini-supervised-seed{seed}-*/results.json"))]
+    return found[0] if len(found) == 1 else None
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, required=True, help="the study folder (resumable)")
+    parser.add_argument("--tasks", nargs="*", default=[*REAL, *SYNTHETIC])
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--reuse", nargs="*", type=Path, default=[],
+                        help="earlier study folders whose runs of the same config hash count as done here")
+    parser.add_argument("--dry-run", action="store_true")
+    args = parser.parse_args()
+    real = [t for t in args.tasks if t in REAL]
+    synthetic = [t for t in args.tasks if t in SYNTHETIC]
+    failed = 0
+    for tasks, seeds in ((real, (0, 1, 2)), (synthetic, (0,))):
+        if not tasks:
+            continue
+        if args.reuse and not args.dry_run:
+            args.out.mkdir(parents=True, exist_ok=True)
+            print(f"[board study] copied in {reuse(args.out, args.reuse, tasks, seeds)} finished run(s) of the same "
+                  "config hash", flush=True)
+        failed |= subprocess.call(sweep(args.out, tasks, ",".join(map(str, seeds)), args.threads, args.dry_run))
+        for task in tasks:
+            for seed in seeds:
+                teacher = supervised_run(args.out, task, seed)
+                if teacher is None:
+                    print(f"[board study] {task} distill seed={seed}: waits for its teacher, the supervised run "
+                          "of the same seed", flush=True)
+                    failed = 1
+                    continue
+                cmd = grue("run", f"task={task}", "profile=mini", f"seed={seed}", f"threads={args.threads}",
+                           f"output_dir={args.out}", "algo=distill", f"grpo.teacher.model={teacher}")
+                if args.dry_run:
+                    print("[board study] would run: " + " ".join(cmd[2:]), flush=True)
+                    continue
+                failed |= subprocess.call(cmd)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
