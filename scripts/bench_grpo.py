@@ -8,6 +8,9 @@ each iteration (one warm-up, then `--iters` measured) and ends with the result l
 scripts/bench_vs_trl.py reads (side `grue-grpo`, or `grue-grpo-ckpt`).
 
     .venv/bin/python scripts/bench_grpo.py --prompts FILE [--iters 3] [--threads 2] [--gradient-checkpointing]
+        [--profile OUT.json]
+
+With `--profile` the last iteration runs under torch.profiler (its times are then the profiled ones).
 """
 from __future__ import annotations
 
@@ -41,6 +44,8 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=THREADS)
     parser.add_argument("--gradient-checkpointing", action="store_true",
                         help="recompute each block's activations in the backward pass (TRL GRPOConfig's default)")
+    parser.add_argument("--profile", metavar="OUT.json",
+                        help="profile the last iteration's update (scripts/bench/update_profile.py) into this file")
     args = parser.parse_args()
     if args.iters < 1 or args.threads < 1:
         parser.error("--iters and --threads must be at least 1")
@@ -76,11 +81,26 @@ def main() -> None:
     texts = json.loads(Path(args.prompts).read_text())["texts"]
     train = [Sample(f"bench-{i}", text, (text,)) for i, text in enumerate(texts)]
     trainer = GRPOTrainer(cfg, policy, frozen_copy(policy.model), None, TextReward(), train, Accelerator(cpu=True))
+    profile = None
+    if args.profile:  # the update's parts labelled as on TRL's side (scripts/bench/update_profile.py)
+        from update_profile import UpdateProfile, label
+
+        profile = UpdateProfile(args.profile, "grue-grpo-ckpt" if args.gradient_checkpointing else "grue-grpo")
+        label(trainer, "collect", "rollout")
+        label(trainer.policy, "action_and_raw_stats", "forward")
+        label(trainer, "_backward", "backward")
+        label(trainer.accelerator, "clip_grad_norm_", "clip")
+        label(trainer.optimizer, "step", "optimizer")
     measured = []
     for i in range(args.iters + 1):
+        if profile is not None and i == args.iters:
+            profile.start()
         start = time.perf_counter()
         stats = trainer.step()
         total = time.perf_counter() - start
+        if profile is not None and i == args.iters:
+            profile.stop()
+            profile.write(stats["update_s"])
         if stats["episodes"] != episodes or stats["tokens"] != tokens or stats["optimizer_steps"] != 2:
             raise SystemExit(f"bench_grpo: the iteration left the setting: {stats}")
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -86,7 +86,7 @@ def vocabulary_sized_saves(vocab: int):
 
 @pytest.mark.parametrize("kind", ["causal", "seq2seq"])
 @pytest.mark.parametrize("masked", [False, True])
-@pytest.mark.parametrize("ent_coef,kl_coef", [(0.0, 0.0), (0.01, 0.04)])
+@pytest.mark.parametrize("ent_coef,kl_coef", [(0.0, 0.0), (0.01, 0.04), (0.0, 0.04)])  # the last: grpo_paper's
 def test_critic_free_loss_and_gradients_equal_the_whole_tensor_ones(kind, masked, ent_coef, kl_coef, monkeypatch,
                                                                     tiny_causal_policy, tiny_seq2seq_policy):
     policy = tiny_causal_policy if kind == "causal" else tiny_seq2seq_policy
