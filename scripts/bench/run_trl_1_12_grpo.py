@@ -7,13 +7,16 @@ off `_generate_and_score_completions` (generation, the sampling policy's and the
 passes, the reward, the advantages) and a callback at the end of each step: rollout = that call, update =
 the rest of the iteration's two steps.
 
-    python run_trl_1_12_grpo.py <prompts.json> <model_dir> <iterations> [--gradient-checkpointing]
+    [BENCH_PROFILE=OUT.json] python run_trl_1_12_grpo.py <prompts.json> <model_dir> <iterations> [--gradient-checkpointing]
 
 GRPOConfig turns gradient checkpointing on by default; here it is off unless asked for, as on grue's side.
+With BENCH_PROFILE the last iteration runs under torch.profiler, its update's parts labelled as on grue's side
+(scripts/bench/update_profile.py; scripts/bench_grpo.py --profile).
 """
 from __future__ import annotations
 
 import json
+import os
 import sys
 import tempfile
 import time
@@ -67,12 +70,29 @@ def main() -> None:
             assert out["completion_mask"].sum().item() == len(inputs) * NEW_TOKENS, "a completion ended early"
             return out
 
+    profile = None
+    if os.environ.get("BENCH_PROFILE"):
+        from update_profile import UpdateProfile, label
+
+        profile = UpdateProfile(os.environ["BENCH_PROFILE"], "trl-1.12-grpo-ckpt" if checkpointing else "trl-1.12-grpo")
+        label(TimedGRPO, "_generate_and_score_completions", "rollout")
+        label(TimedGRPO, "_get_per_token_logps_and_entropies", "forward")
+    first_profiled = STEPS_PER_ITERATION * iterations  # the last iteration's first step
+
     class Clock(TrainerCallback):
         def on_train_begin(self, args, state, control, **kwargs):
             train_start.append(time.perf_counter())
+            if profile is not None:
+                label(kwargs["optimizer"], "step", "optimizer")
+
+        def on_step_begin(self, args, state, control, **kwargs):
+            if profile is not None and len(step_ends) == first_profiled:
+                profile.start()
 
         def on_step_end(self, args, state, control, **kwargs):
             step_ends.append(time.perf_counter())
+            if profile is not None and len(step_ends) == STEPS_PER_ITERATION * (iterations + 1):
+                profile.stop()
 
     args = GRPOConfig(
         output_dir=tempfile.mkdtemp(), use_cpu=True, bf16=False, fp16=False, seed=0, report_to=[],
@@ -89,6 +109,9 @@ def main() -> None:
     )
     trainer = TimedGRPO(model=model_dir, reward_funcs=[length_reward], args=args, train_dataset=dataset,
                         processing_class=tok, callbacks=[Clock()])
+    if profile is not None:
+        label(trainer.accelerator, "backward", "backward")
+        label(trainer.accelerator, "clip_grad_norm_", "clip")
     trainer.train()
     if len(spans) != iterations + 1 or len(step_ends) != STEPS_PER_ITERATION * (iterations + 1):
         raise SystemExit(f"run_trl_1_12_grpo: {len(spans)} generations and {len(step_ends)} steps, "
@@ -99,6 +122,8 @@ def main() -> None:
         total = boundaries[i + 1] - boundaries[i]
         rollout = spans[i][1] - spans[i][0]
         measured.append(Iteration(rollout_s=rollout, update_s=total - rollout))
+    if profile is not None:
+        profile.write(measured[-1].update_s)
     report("trl-1.12-grpo-ckpt" if checkpointing else "trl-1.12-grpo", measured)
 
 
