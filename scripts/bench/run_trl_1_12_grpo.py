@@ -103,7 +103,7 @@ def main() -> None:
         max_steps=STEPS_PER_ITERATION * (iterations + 1),
         max_completion_length=NEW_TOKENS, generation_kwargs={"min_new_tokens": NEW_TOKENS},
         temperature=1.0, top_k=0, top_p=1.0, use_vllm=False,
-        beta=setting.BETA, epsilon=setting.CLIP, loss_type="grpo", scale_rewards="group",
+        beta=setting.BETA, use_bias_correction_kl=False, epsilon=setting.CLIP, loss_type="grpo", scale_rewards="group",
         learning_rate=setting.LEARNING_RATE, max_grad_norm=setting.MAX_GRAD_NORM, weight_decay=setting.WEIGHT_DECAY,
         lr_scheduler_type="constant", warmup_steps=0, disable_dropout=True, log_completions=False,
     )
