@@ -1,4 +1,4 @@
-"""grue's GRPO iteration on the setting of docs/speed.md, "GRPO against TRL 1.12" (scripts/bench/grpo_setting.py).
+"""grue's GRPO iteration on the setting of docs/speed.md, "GRPO against TRL 1.16" (scripts/bench/grpo_setting.py).
 
 SmolLM2-135M, the 16 benchmark prompts of 13 tokens (scripts/bench/prompts.py), 4 prompts x 4 samples an
 iteration, 48 sampled tokens (top-k 0, temperature 1, no early EOS), fp32, one epoch in two minibatches

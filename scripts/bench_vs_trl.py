@@ -8,7 +8,7 @@ tokens, 48 sampled tokens, one PPO epoch in minibatches of 8 episodes (grue: ppo
 and grue's NLPO against grue's PPO. A third pair runs GRPO: grue's (`scripts/bench_grpo.py`) against
 the newest TRL's `GRPOTrainer` (1.16; TRL 1.12's stays selectable as `trl-1.12-grpo`), 4 prompts x 4 samples
 an iteration on the same prompts and lengths (scripts/bench/grpo_setting.py; docs/speed.md, "GRPO against
-TRL"), with activations kept on both sides and (`-ckpt`) recomputed in the backward pass on both, TRL's
+TRL 1.16"), with activations kept on both sides and (`-ckpt`) recomputed in the backward pass on both, TRL's
 default. PPO stays on TRL 1.12, the last release with a PPO trainer. Each side runs in its own process (peak
 RSS is per side), the sides alternate within each round, and the table shows medians over rounds, with the
 load average before and after the run. Timings on a shared machine are noisy: read the ratios, and run more
@@ -40,7 +40,8 @@ SIDES = ("grue-separate", "trl-1.12", "grue-shared", "trl-0.11", "grue-nlpo", "g
          "grue-grpo", "trl-1.16-grpo", "grue-grpo-ckpt", "trl-1.16-grpo-ckpt", "trl-1.12-grpo", "trl-1.12-grpo-ckpt")
 DEFAULT_SIDES = tuple(s for s in SIDES if not s.startswith("trl-1.12-grpo"))
 # the GRPO pair's TRL sides: side -> (environment, runner)
-TRL_GRPO = {"trl-1.16-grpo": ("trl-1.16", "run_trl_1_16_grpo.py"), "trl-1.12-grpo": ("trl-1.12", "run_trl_1_12_grpo.py")}
+TRL_GRPO = {"trl-1.16-grpo": ("trl-1.16", "run_trl_1_16_grpo.py"),
+            "trl-1.12-grpo": ("trl-1.12", "run_trl_1_12_grpo.py")}
 PAIRS = (("separate critic: grue / TRL 1.12", "grue-separate", "trl-1.12"),
          ("GRPO: grue / TRL 1.16 GRPOTrainer", "grue-grpo", "trl-1.16-grpo"),
          ("GRPO, checkpointing both: grue / TRL 1.16", "grue-grpo-ckpt", "trl-1.16-grpo-ckpt"),

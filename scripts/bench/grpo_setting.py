@@ -1,4 +1,4 @@
-"""The GRPO pair's setting (docs/speed.md, "GRPO against TRL 1.12"), shared by grue's side and TRL's.
+"""The GRPO pair's setting (docs/speed.md, "GRPO against TRL 1.16" and "... 1.12"), shared by grue's side and TRL's.
 
 On top of the PPO setting (scripts/bench/common.py: 13-token prompts, 48 sampled tokens with no early EOS,
 top-k off, temperature 1, fp32, two optimizer steps of 8 episodes per iteration): 4 prompts x 4 samples per
