@@ -23,7 +23,7 @@ demo: install
 test: install
 	$(BIN)/python -m pytest -q
 
-# grue's PPO and GRPO against TRL on docs/speed.md's settings ("Training speed against TRL", "GRPO against TRL 1.12");
+# grue's PPO and GRPO against TRL on docs/speed.md's settings ("Training speed against TRL", "GRPO against TRL 1.16");
 # builds pinned TRL environments in .bench/ once.
 bench: install
 	$(BIN)/python scripts/bench_vs_trl.py
