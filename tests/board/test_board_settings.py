@@ -135,3 +135,22 @@ def test_seeds_of_a_warm_started_setting_are_one_row_though_each_starts_from_its
     assert setting_of(docs[0]) == setting_of(docs[1])  # model cards and submissions pool them the same way
     assert init_model_name("packaged:smollm2-135m") == "packaged:smollm2-135m"
     assert init_model_name("runs/my-model") == "runs/my-model"
+
+
+def test_seeds_distilled_each_from_the_teacher_run_of_its_own_seed_are_one_row(tmp_path):
+    """A study gives each seed's distillation the teacher run of the same seed (grpo.teacher.model=<run dir>):
+    the board reads the path as the teacher run's kind, so the seeds pool into one row, while a different
+    kind of teacher (another algorithm's runs, a packaged model) stays a setting of its own."""
+    from grue.board.numbers.setting import run_reference_name
+
+    teachers = {0: "studies/x/imdb-mini-dapo-seed0-c6b29748", 1: "studies/x/imdb-mini-dapo-seed1-eed4e121",
+                2: "studies/x/imdb-mini-ppo-seed0-8d931f67"}
+    for seed, teacher in teachers.items():
+        doc = results_doc("imdb", "distill", seed, {"test": {"sentiment": 0.5 + 0.1 * seed}})
+        doc["config"] = {**run_config("distill", seed), "grpo": {"teacher": {"model": teacher, "task_weight": 0.0}}}
+        write_run(tmp_path, doc)
+    agg = aggregate(seed_frame(collect([tmp_path]).runs))
+    rows = agg[(agg["split"] == "test") & (agg["metric"] == "sentiment")]
+    assert sorted(rows["n"]) == [1, 2], rows
+    assert run_reference_name(teachers[0] + "/model") == "imdb-mini-dapo run"
+    assert run_reference_name("packaged:smollm2-135m") == "packaged:smollm2-135m"

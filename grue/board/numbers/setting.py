@@ -39,6 +39,19 @@ def init_model_name(init_model: str | None) -> str:
     return f"{match['run']} run" if match else value
 
 
+# A distillation's teacher given as a run directory (grpo.teacher.model=<output_dir>/imdb-mini-dapo-seed1-eed4e121,
+# docs/algorithms.md): a study gives each seed the teacher run of its own seed, so, as a warm start's model, the
+# path names one seed's run and is read as the run's kind for every seed.
+_RUN_DIR = re.compile(r"(?:^|.*[/\\])(?P<run>[^/\\]+)-seed\d+-[0-9a-f]{8}(?:[/\\]model)?[/\\]?$")
+
+
+def run_reference_name(value: Any) -> Any:
+    """A value naming a grue run directory (or its model/) becomes "<task-profile-algorithm> run"; any other
+    value is itself."""
+    match = _RUN_DIR.match(value) if isinstance(value, str) else None
+    return f"{match['run']} run" if match else value
+
+
 def flatten(config: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     """Nested config -> {"ppo.total_steps": 6144, ...}; lists stay whole values."""
     flat: dict[str, Any] = {}
@@ -57,6 +70,7 @@ def setting_items(doc: Mapping[str, Any]) -> dict[str, str]:
     if not isinstance(config, Mapping) or not config:
         return {}
     flat = flatten(semantic_config(dict(config)))
+    flat = {k: run_reference_name(v) if k.endswith(".teacher.model") else v for k, v in flat.items()}
     return {k: json.dumps(v, sort_keys=True) for k, v in sorted(flat.items()) if k not in PER_RUN_KEYS}
 
 
