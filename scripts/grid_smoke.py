@@ -11,13 +11,19 @@ grids: DPO makes its comparisons file from the task's reward (`dpo.comparisons=a
 the packaged policy itself as teacher (the reverse KL starts at 0: the code path runs, nothing is learnt).
 The same command resumes: finished cells are skipped. Prints the wall time and a one-line verdict per
 failing cell, and exits 1 if any cell failed or was refused.
+
+Each finished cell keeps ~0.5 GB of weights, and 140 of them fill a laptop's disk (it happened: three cells
+died in torch.save). So while the sweep runs, the weights of finished cells are deleted, except those of
+supervised runs, which the Supervised+RL cells warm-start from; `--keep-weights` keeps them all.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -49,6 +55,28 @@ def sweep_command(out: Path, tasks: list[str], algos: list[str], threads: int, d
     return command + (["--dry-run"] if dry_run else [])
 
 
+def prune_weights(out: Path) -> int:
+    """Delete model/ and checkpoints/ of every finished cell under `out` but the supervised ones; how many
+    folders went. A cell is finished once its results.json exists (it is written last)."""
+    pruned = 0
+    for results in out.glob("*/results.json"):
+        if json.loads(results.read_text()).get("algo") == "supervised":
+            continue
+        for name in ("model", "checkpoints"):
+            if (results.parent / name).is_dir():
+                shutil.rmtree(results.parent / name, ignore_errors=True)
+                pruned += 1
+    return pruned
+
+
+def prune_while(process: subprocess.Popen, out: Path, every_s: float = 30.0) -> None:
+    """Prune finished cells' weights every `every_s` seconds until `process` ends, and once after."""
+    while process.poll() is None:
+        prune_weights(out)
+        time.sleep(every_s)
+    prune_weights(out)
+
+
 def check_runs(out: Path) -> tuple[list[Path], list[str]]:
     """Every run directory under `out` with its results validated; (valid runs, problems)."""
     from grue.results.schema import validate_results
@@ -70,9 +98,17 @@ def main() -> int:
     parser.add_argument("--algos", nargs="*", default=list(every_method()))
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--dry-run", action="store_true")
+    parser.add_argument("--keep-weights", action="store_true", help="keep every finished cell's model/")
     args = parser.parse_args()
     start = time.monotonic()
-    code = subprocess.call(sweep_command(args.out, args.tasks, args.algos, args.threads, args.dry_run))
+    process = subprocess.Popen(sweep_command(args.out, args.tasks, args.algos, args.threads, args.dry_run))
+    if args.dry_run or args.keep_weights:
+        code = process.wait()
+    else:
+        pruner = threading.Thread(target=prune_while, args=(process, args.out), daemon=True)
+        pruner.start()
+        code = process.wait()
+        pruner.join()
     if args.dry_run:
         return code
     valid, problems = check_runs(args.out)
