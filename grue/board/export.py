@@ -77,8 +77,28 @@ def document_tables(board: Board, every_split: bool = True) -> list[Table]:
     return tables
 
 
+ABOUT = "ABOUT.md"  # a runs folder's own note on what its board can and cannot show
+ABOUT_LIMIT = 8_000  # characters: a note, not a second document
+
+
+def about_lines(run_dirs: Sequence[Path]) -> list[str]:
+    """The `ABOUT.md` of each runs folder that has one, as preface lines under the board's title.
+
+    A study says there what its runs are for and what they cannot show (models, budgets, synthetic data), so
+    the page made from them says it too and one export command remakes the whole page. The text is the
+    folder's, not grue's: it is cut at ABOUT_LIMIT characters and its HTML is escaped like every line."""
+    lines: list[str] = []
+    for folder in run_dirs:
+        note = Path(folder) / ABOUT
+        if note.is_file():
+            text = note.read_text(encoding="utf-8", errors="replace")[:ABOUT_LIMIT].strip()
+            lines += [*text.splitlines(), ""]
+    return lines
+
+
 def board_markdown(board: Board) -> str:
-    preface = [f"{len(board.found.runs)} run(s) counted from {', '.join(str(d) for d in board.run_dirs)}.",
+    preface = [*about_lines(board.run_dirs),
+               f"{len(board.found.runs)} run(s) counted from {', '.join(str(d) for d in board.run_dirs)}.",
                *(f"- {n}" for n in board.notes), "- formulas and choices: docs/leaderboard.md"]
     return markdown.render_document("GRUE leaderboard", document_tables(board), preface, skipped_lines(board.found))
 

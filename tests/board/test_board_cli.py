@@ -68,3 +68,20 @@ def test_export_with_no_runs_still_writes_every_format(tmp_path, paper):
     assert result.exit_code == 0, result.output
     assert "0 run(s) counted" in result.output
     assert (tmp_path / "out" / "site" / "index.html").exists() and (tmp_path / "out" / "leaderboard.tex").exists()
+
+
+def test_a_runs_folders_about_note_heads_the_markdown_board_escaped(tmp_path):
+    """A study's ABOUT.md (what its board can and cannot show) is printed under the title, so one export
+    command remakes the whole page; its HTML is escaped and a folder without one adds nothing."""
+    imdb_grid(tmp_path / "runs", seeds=2)
+    (tmp_path / "runs" / "ABOUT.md").write_text("What this board cannot show: mini budgets.\n<script>x</script>\n")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(leaderboard_app, ["export", f"runs={tmp_path / 'runs'}", f"out={out}", "format=md"])
+    assert result.exit_code == 0, result.output
+    md = (out / "leaderboard.md").read_text()
+    head = md.split("## ")[0]
+    assert "What this board cannot show: mini budgets." in head and "&lt;script&gt;" in head
+    assert "<script>" not in md and head.index("cannot show") < head.index("run(s) counted")
+    (tmp_path / "runs" / "ABOUT.md").unlink()
+    CliRunner().invoke(leaderboard_app, ["export", f"runs={tmp_path / 'runs'}", f"out={out}", "format=md"])
+    assert "cannot show" not in (out / "leaderboard.md").read_text()
