@@ -9,7 +9,8 @@ check. Every method runs at its mini preset: the task's PPO budget in generated 
 (the fairness presets), so the board's equal-token check holds. DPO makes its comparisons file from the task's
 reward (`dpo.comparisons=auto`, the mini default). Distillation needs a teacher: the supervised run of the
 same task and seed (trained first, in the same folder), so it runs after the sweep, one `grue run` per seed.
-Typing the same command again runs only what is missing (a finished run has a valid results.json). `--reuse
+Typing the same command again runs only what is missing (a finished run has a valid results.json); a
+supervised run committed without its weights is trained again when a warm start or a distillation needs them. `--reuse
 FOLDER...` first copies in the finished runs of earlier studies whose config hash is one of this study's cells
 (their results, config, logs and predictions; not their weights), so a cell run before is not run again.
 """
@@ -55,6 +56,14 @@ def reuse(out: Path, folders: list[Path], tasks: list[str], seeds: tuple[int, ..
     return copied
 
 
+def teacher_again(task: str, seed: int, out: Path, threads: int) -> list[str]:
+    """The supervised run of `task` and `seed` trained again for its weights (a committed run keeps its
+    results, not its model/): the same config and seed, so the same teacher (grue.run.runner.run_with_weights)."""
+    args = [f"task={task}", "profile=mini", f"seed={seed}", f"threads={threads}", f"output_dir={out}", "algo=supervised"]
+    return [sys.executable, "-c", "import sys; from grue.run.runner import run_with_weights; "
+            "run_with_weights(sys.argv[1:])", *args]
+
+
 def supervised_run(out: Path, task: str, seed: int) -> Path | None:
     """The finished supervised run of `task` and `seed` in the study folder, the distillation's teacher."""
     found = [r.parent for r in sorted(out.glob(f"{task}-mini-supervised-seed{seed}-*/results.json"))]
@@ -94,6 +103,8 @@ def main() -> int:
                 if args.dry_run:
                     print("[board study] would run: " + " ".join(cmd[2:]), flush=True)
                     continue
+                if not (teacher / "model").is_dir():  # finished in an earlier session; its weights stayed there
+                    failed |= subprocess.call(teacher_again(task, seed, args.out, args.threads))
                 failed |= subprocess.call(cmd)
     return 1 if failed else 0
 

@@ -35,6 +35,14 @@ def _warm_start_args(args: Sequence[str], algo: str) -> list[str]:
     return without_unread([a for a in args if not a.startswith("algo=")], algo) + [f"algo={algo}"]
 
 
+def run_with_weights(args: Sequence[str]) -> Path:
+    """Run `grue run ARGS`, training it again if it finished but its model/ is gone: for a caller that needs
+    the weights themselves (a teacher, a warm start), not only the results."""
+    run = Run(load_config(list(args)), args)
+    run.weights_required = True
+    return run.execute()
+
+
 class _NoBar:
     """The progress bar of the processes that do not speak for the run."""
 
@@ -51,6 +59,7 @@ class Run:
         self.started = time.time()
         self.algo = get_algorithm(cfg.algo)
         self.accelerator, self.main, self.world = None, True, 1
+        self.weights_required = False  # set when this run is another's warm start (its model/ must exist)
         self.shard_mode, self.sharding = None, None  # grue.runtime.sharding: set when parameters are sharded
         if not needs_relaunch(cfg):  # the launching process of an N-process run needs no engine of its own
             from grue.runtime.accelerator import make_accelerator
@@ -155,6 +164,12 @@ class Run:
         return progress_bar(description, total, completed) if self.main else nullcontext(_NoBar())
 
     def _reuse(self, announce: bool = True) -> bool:
+        if self.dir.complete() and self.weights_required and not self.dir.model_dir.is_dir():
+            if announce:
+                console.print(f"[yellow]\\[grue] {self.dir.path} finished, but its weights are not here (pruned, or "
+                              "the run was copied without them) and a warm start needs them: it is trained again, "
+                              "same config and seed[/]", soft_wrap=True)
+            return False
         if self.dir.complete():
             console.print(f"\\[grue] {self.dir.path} is already complete; reusing its results")
             return True
@@ -248,7 +263,7 @@ class Run:
         start = self.algo.warm_start
         if start and not self.cfg.model.supervised_init:
             args = _warm_start_args(self.args, start)
-            Run(load_config(args), args).execute()
+            run_with_weights(args)  # its results alone do not start this run: its model/ does
         return self._initial_model_ref()
 
     def _initial_model_ref(self) -> str:
