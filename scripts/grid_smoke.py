@@ -55,11 +55,17 @@ def sweep_command(out: Path, tasks: list[str], algos: list[str], threads: int, d
     return command + (["--dry-run"] if dry_run else [])
 
 
-def prune_weights(out: Path) -> int:
+SETTLE_S = 120.0  # a run writes its model cards into model/ just after results.json: leave it that long
+
+
+def prune_weights(out: Path, settle_s: float = SETTLE_S) -> int:
     """Delete model/ and checkpoints/ of every finished cell under `out` but the supervised ones; how many
-    folders went. A cell is finished once its results.json exists (it is written last)."""
+    folders went. A cell counts as finished `settle_s` after its results.json appeared (pruning at once
+    raced the model card's write into model/ and failed a cell)."""
     pruned = 0
     for results in out.glob("*/results.json"):
+        if time.time() - results.stat().st_mtime < settle_s:
+            continue
         if json.loads(results.read_text()).get("algo") == "supervised":
             continue
         for name in ("model", "checkpoints"):
@@ -74,7 +80,7 @@ def prune_while(process: subprocess.Popen, out: Path, every_s: float = 30.0) -> 
     while process.poll() is None:
         prune_weights(out)
         time.sleep(every_s)
-    prune_weights(out)
+    prune_weights(out, settle_s=0.0)  # the sweep has ended: nothing is being written
 
 
 def check_runs(out: Path) -> tuple[list[Path], list[str]]:
