@@ -167,7 +167,7 @@ class Run:
         if self.dir.complete() and self.weights_required and not self.dir.model_dir.is_dir():
             if announce:
                 console.print(f"[yellow]\\[grue] {self.dir.path} finished, but its weights are not here (pruned, or "
-                              "the run was copied without them) and a warm start needs them: it is trained again, "
+                              "the run was copied without them) and the run starting from them needs them: it is trained again, "
                               "same config and seed[/]", soft_wrap=True)
             return False
         if self.dir.complete():
