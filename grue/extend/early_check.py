@@ -29,12 +29,14 @@ def _where(fn: Any) -> str:
         return getattr(fn, "__name__", "the function")
 
 
-_TRIED: dict[tuple[str, str, int, str], str | None] = {}  # a sweep asks once per cell
+_TRIED: dict[tuple[str, str, Any, str], str | None] = {}  # a sweep asks once per cell
 
 
 def _tried(ref: str, what: str, fn: Any, samples: tuple[Sample, ...]) -> str | None:
-    """The problem of calling `fn` on the samples, or None."""
-    key = (ref, what, id(fn), repr(samples))
+    """The problem of calling `fn` on the samples, or None. Keyed by the function itself, which the key keeps
+    alive: keyed by id(fn), an edited file's new function could reuse a freed one's id and get its old answer
+    (seen: a reward returning a str reported as the previous version's wrong length)."""
+    key = (ref, what, fn, repr(samples))
     if key not in _TRIED:
         _TRIED[key] = _try(ref, what, fn, samples)
     return _TRIED[key]
