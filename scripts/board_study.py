@@ -71,6 +71,8 @@ def supervised_run(out: Path, task: str, seed: int) -> Path | None:
 
 
 def main() -> int:
+    from grue.storage import run_layout
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True, help="the study folder (resumable)")
     parser.add_argument("--tasks", nargs="*", default=[*REAL, *SYNTHETIC])
@@ -103,7 +105,7 @@ def main() -> int:
                 if args.dry_run:
                     print("[board study] would run: " + " ".join(cmd[2:]), flush=True)
                     continue
-                if not (teacher / "model").is_dir():  # finished in an earlier session; its weights stayed there
+                if not run_layout.model_dir(teacher).is_dir():  # finished in an earlier session; weights stayed there
                     failed |= subprocess.call(teacher_again(task, seed, args.out, args.threads))
                 failed |= subprocess.call(cmd)
     return 1 if failed else 0

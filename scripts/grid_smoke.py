@@ -66,15 +66,17 @@ def prune_weights(out: Path, settle_s: float = SETTLE_S) -> int:
     """Delete model/ and checkpoints/ of every finished cell under `out` but the supervised ones; how many
     folders went. A cell counts as finished `settle_s` after its results.json appeared (pruning at once
     raced the model card's write into model/ and failed a cell)."""
+    from grue.storage import run_layout
+
     pruned = 0
     for results in out.glob("*/results.json"):
         if time.time() - results.stat().st_mtime < settle_s:
             continue
         if json.loads(results.read_text()).get("algo") == "supervised":
             continue
-        for name in ("model", "checkpoints"):
-            if (results.parent / name).is_dir():
-                shutil.rmtree(results.parent / name, ignore_errors=True)
+        for weights in (run_layout.model_dir(results.parent), run_layout.checkpoints_dir(results.parent)):
+            if weights.is_dir():
+                shutil.rmtree(weights, ignore_errors=True)
                 pruned += 1
     return pruned
 

@@ -91,7 +91,8 @@ def about_lines(run_dirs: Sequence[Path]) -> list[str]:
     for folder in run_dirs:
         note = Path(folder) / ABOUT
         if note.is_file():
-            text = note.read_text(encoding="utf-8", errors="replace")[:ABOUT_LIMIT].strip()
+            with note.open(encoding="utf-8", errors="replace") as handle:  # a huge file is not read whole
+                text = handle.read(ABOUT_LIMIT).strip()
             lines += [*text.splitlines(), ""]
     return lines
 

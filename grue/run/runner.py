@@ -164,13 +164,14 @@ class Run:
         return progress_bar(description, total, completed) if self.main else nullcontext(_NoBar())
 
     def _reuse(self, announce: bool = True) -> bool:
-        if self.dir.complete() and self.weights_required and not self.dir.model_dir.is_dir():
+        complete = self.dir.complete()
+        if complete and self.weights_required and not self.dir.model_dir.is_dir():
             if announce:
                 console.print(f"[yellow]\\[grue] {self.dir.path} finished, but its weights are not here (pruned, or "
                               "the run was copied without them) and the run starting from them needs them: it is trained again, "
                               "same config and seed[/]", soft_wrap=True)
             return False
-        if self.dir.complete():
+        if complete:
             console.print(f"\\[grue] {self.dir.path} is already complete; reusing its results")
             return True
         if announce and self.dir.results.exists():
