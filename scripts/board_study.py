@@ -7,10 +7,11 @@ The three tasks whose mini data are real (IMDB, CommonGen, DailyDialog) run ever
 the four whose mini data are synthetic (ToTTo, WMT16, CNN/DailyMail, NarrativeQA) one seed, as a machinery
 check. Every method runs at its mini preset: the task's PPO budget in generated tokens and PPO's regulariser
 (the fairness presets), so the board's equal-token check holds. DPO makes its comparisons file from the task's
-reward (`dpo.comparisons=auto`, the mini default). Distillation needs a teacher: the supervised run of the
-same task and seed (trained first, in the same folder), so it runs after the sweep, one `grue run` per seed.
-Typing the same command again runs only what is missing (a finished run has a valid results.json); a
-supervised run committed without its weights is trained again when a warm start or a distillation needs them. `--reuse
+reward (`dpo.comparisons=auto`, the mini default). Distillation's teacher is the supervised run of the same
+task and seed in the same folder (the `distill` preset's `grpo.teacher.model=supervised`, grue/run/teacher_runs.py),
+so it is a cell of the same sweep. Typing the same command again runs only what is missing (a finished run has a
+valid results.json); a supervised run committed without its weights is trained again when a warm start or a
+distillation needs them. `--reuse
 FOLDER...` first copies in the finished runs of earlier studies whose config hash is one of this study's cells
 (their results, config, logs and predictions; not their weights), so a cell run before is not run again.
 """
@@ -26,7 +27,7 @@ from pathlib import Path
 REAL = ("imdb", "commongen", "dailydialog")
 SYNTHETIC = ("totto", "wmt16", "cnn_dailymail", "narrativeqa")
 METHODS = ("zero_shot", "supervised", "ppo", "nlpo", "supervised_ppo", "supervised_nlpo", "grpo", "rloo",
-           "reinforce_pp", "reinforce_pp_baseline", "dpo", "best_of_n", "dapo", "gspo", "cispo", "gdpo")
+           "reinforce_pp", "reinforce_pp_baseline", "dpo", "best_of_n", "dapo", "gspo", "cispo", "gdpo", "distill")
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -56,23 +57,7 @@ def reuse(out: Path, folders: list[Path], tasks: list[str], seeds: tuple[int, ..
     return copied
 
 
-def teacher_again(task: str, seed: int, out: Path, threads: int) -> list[str]:
-    """The supervised run of `task` and `seed` trained again for its weights (a committed run keeps its
-    results, not its model/): the same config and seed, so the same teacher (grue.run.runner.run_with_weights)."""
-    args = [f"task={task}", "profile=mini", f"seed={seed}", f"threads={threads}", f"output_dir={out}", "algo=supervised"]
-    return [sys.executable, "-c", "import sys; from grue.run.runner import run_with_weights; "
-            "run_with_weights(sys.argv[1:])", *args]
-
-
-def supervised_run(out: Path, task: str, seed: int) -> Path | None:
-    """The finished supervised run of `task` and `seed` in the study folder, the distillation's teacher."""
-    found = [r.parent for r in sorted(out.glob(f"{task}-mini-supervised-seed{seed}-*/results.json"))]
-    return found[0] if len(found) == 1 else None
-
-
 def main() -> int:
-    from grue.storage import run_layout
-
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True, help="the study folder (resumable)")
     parser.add_argument("--tasks", nargs="*", default=[*REAL, *SYNTHETIC])
@@ -92,22 +77,6 @@ def main() -> int:
             print(f"[board study] copied in {reuse(args.out, args.reuse, tasks, seeds)} finished run(s) of the same "
                   "config hash", flush=True)
         failed |= subprocess.call(sweep(args.out, tasks, ",".join(map(str, seeds)), args.threads, args.dry_run))
-        for task in tasks:
-            for seed in seeds:
-                teacher = supervised_run(args.out, task, seed)
-                if teacher is None:
-                    print(f"[board study] {task} distill seed={seed}: waits for its teacher, the supervised run "
-                          "of the same seed", flush=True)
-                    failed = 1
-                    continue
-                cmd = grue("run", f"task={task}", "profile=mini", f"seed={seed}", f"threads={args.threads}",
-                           f"output_dir={args.out}", "algo=distill", f"grpo.teacher.model={teacher}")
-                if args.dry_run:
-                    print("[board study] would run: " + " ".join(cmd[2:]), flush=True)
-                    continue
-                if not run_layout.model_dir(teacher).is_dir():  # finished in an earlier session; weights stayed there
-                    failed |= subprocess.call(teacher_again(task, seed, args.out, args.threads))
-                failed |= subprocess.call(cmd)
     return 1 if failed else 0
 
 

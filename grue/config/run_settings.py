@@ -12,7 +12,7 @@ reading a group the algorithm does not read raises `UnreadGroup` naming the grou
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Iterator
+from typing import Any, Iterator, Mapping
 
 from grue.errors import GrueUserError
 
@@ -85,11 +85,20 @@ class RunSettings(ReadOnlyGroup):
         return [key for key in super().keys() if key not in self._hidden]
 
 
-def run_settings(cfg: Any) -> RunSettings:
-    """The settings a trainer of `cfg.algo` receives, from the loader's resolved config."""
+def run_settings(cfg: Any, resolved: Mapping[str, Any] | None = None) -> RunSettings:
+    """The settings a trainer of `cfg.algo` receives, from the loader's resolved config. `resolved` replaces
+    dotted settings by what the run made of them before training (a teacher named by its algorithm,
+    `grpo.teacher.model=supervised`, by that run's model directory): the trainer reads the directory, while
+    the run's config, hash and results keep the name (grue/run/teacher_runs.py)."""
     from omegaconf import OmegaConf
 
     from grue.config.read_groups import algorithm_groups, read_groups
 
     typed = OmegaConf.to_object(cfg)  # the schema's dataclasses, plug-in groups included, values converted
+    for dotted, value in (resolved or {}).items():  # a fresh copy: the loader's config is left as it is
+        *groups, name = dotted.split(".")
+        holder = typed
+        for group in groups:
+            holder = getattr(holder, group)
+        setattr(holder, name, value)
     return RunSettings(typed, cfg.algo, algorithm_groups() - read_groups(cfg.algo))

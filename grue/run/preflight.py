@@ -145,6 +145,9 @@ def settings_problems(cfg: Any) -> list[str]:
     task = get_task(cfg.task)
     problems = [] if task.runnable(cfg.profile) else [f"task {cfg.task}: {task.why_not_runnable(cfg.profile)}"]
     problems += get_algorithm(cfg.algo).preflight_problems(cfg)  # a setting it needs, left unset
+    from grue.run.teacher_runs import named_teacher_problems
+
+    problems += named_teacher_problems(cfg)  # `<group>.teacher.model=<algorithm>` that cannot teach
     from grue.extend.early_check import code_shape_problems
 
     problems += code_shape_problems(cfg)  # a python: metric or reward tried on a few of the task's records

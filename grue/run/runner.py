@@ -60,6 +60,7 @@ class Run:
         self.algo = get_algorithm(cfg.algo)
         self.accelerator, self.main, self.world = None, True, 1
         self.weights_required = False  # set when this run is another's warm start (its model/ must exist)
+        self.resolved_settings: dict[str, str] = {}  # settings made concrete before training (a named teacher's run)
         self.shard_mode, self.sharding = None, None  # grue.runtime.sharding: set when parameters are sharded
         if not needs_relaunch(cfg):  # the launching process of an N-process run needs no engine of its own
             from grue.runtime.accelerator import make_accelerator
@@ -211,6 +212,9 @@ class Run:
         if not task.runnable(cfg.profile):
             raise RuntimeError(task.why_not_runnable(cfg.profile))
         init_ref = self._initial_model()
+        from grue.run.teacher_runs import resolve_named_teachers
+
+        self.resolved_settings = resolve_named_teachers(cfg, self.args, self.say)  # `grpo.teacher.model=supervised`
         splits = task.loader(cfg)
         from grue.policy.load import load_policy
 
@@ -238,6 +242,10 @@ class Run:
             doc.update(results_fields(self.dir.path))  # a label schedule's labels and reward-model accuracy
             doc.update(cost_fields(self.dir.path))  # generated tokens and seconds of training (grue/results/cost.py)
             doc["prompt_truncation"] = truncation  # what model.max_prompt_length cut (grue/run/truncation.py)
+            if self.resolved_settings:  # which run a teacher named by its algorithm was
+                from grue.run.teacher_runs import teachers_record
+
+                doc["teachers"] = teachers_record(self.resolved_settings, cfg)
             self.dir.finish(doc)
             from grue.results.model_card import write_model_cards
 

@@ -158,11 +158,13 @@ _ADVANTAGE_PRESETS = (
     ("distill", "On-policy distillation", "#c17d11",
      # Thinking Machines 2025 / Agarwal et al. 2024 (reverse KL): each token's advantage is log p_teacher - log
      # p_student on the student's own samples, discount 0, no task reward; the teacher KL is the regulariser, so
-     # no KL penalty to the reference (kl.target=null); a token-mean loss.
-     {"loss_aggregation": "token", "teacher": {"task_weight": 0.0}}, {"kl": {"target": None}},
+     # no KL penalty to the reference (kl.target=null); a token-mean loss. The teacher is the task's supervised
+     # run of the same settings and seed, trained first when absent (grue/run/teacher_runs.py), so distillation is a
+     # plain sweep cell; grpo.teacher.model= names another teacher.
+     {"loss_aggregation": "token", "teacher": {"task_weight": 0.0, "model": "supervised"}}, {"kl": {"target": None}},
      f"{_CONFIGS}:teacher_preflight",
      "the student's own samples scored token by token by a frozen teacher: advantage log p_teacher - log p_student "
-     "(reverse KL), no task reward; the teacher is grpo.teacher.model"),
+     "(reverse KL), no task reward; the teacher is grpo.teacher.model, by default the task's supervised run"),
 )
 for _name, _label, _colour, _grpo, _other, _preflight, _what in _ADVANTAGE_PRESETS:
     register_method(Algorithm(

@@ -130,10 +130,12 @@ class ReinforcePPBaselineConfig(ReinforcePPConfig):
 
 
 def teacher_preflight(cfg) -> list[str]:
-    """Distillation cannot start without a teacher (the `distill` preset leaves `grpo.teacher.model` to the run)."""
+    """Distillation cannot start without a teacher (the `distill` preset names the supervised run; a run that sets
+    `grpo.teacher.model=null` has none)."""
     group = cfg.get("grpo")
     teacher = group.get("teacher") if group is not None else None
     if teacher is None or not teacher.get("model"):
-        return [f"algo={cfg.algo} distils from a teacher: set grpo.teacher.model= to a run directory, a model "
-                "directory, packaged:<name> or a hub id (its tokenizer must be the student's)"]
-    return []
+        return [f"algo={cfg.algo} distils from a teacher: set grpo.teacher.model= to an algorithm's name (supervised: "
+                "this task's supervised run, same settings and seed, trained first when absent), a run directory, a "
+                "model directory, packaged:<name> or a hub id (its tokenizer must be the student's)"]
+    return []  # a teacher named by its algorithm is checked for every method (grue.run.preflight)

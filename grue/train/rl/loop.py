@@ -32,7 +32,9 @@ def train_rl(run: RunServices, trainer_class: Any, policy: Any, splits: dict, sc
     # `progress` reads the trainer made next, so batched rounds follow the RL iterations.
     reward = build_run_reward(cfg, run.dir.path, policy, splits["train"],
                               lambda: (trainer.iteration, trainer.n_iters), run.say)
-    trainer = trainer_class(run_settings(cfg), policy, ref_model, value, reward, splits["train"], run.accelerator,
+    # a teacher named by its algorithm reaches the trainer as its run's directory (grue/run/teacher_runs.py)
+    settings = run_settings(cfg, getattr(run, "resolved_settings", None))
+    trainer = trainer_class(settings, policy, ref_model, value, reward, splits["train"], run.accelerator,
                             sharding=run.start_sharding())
     _note_loose_mask(run)
     eval_processors = trainer.evaluation_processors()

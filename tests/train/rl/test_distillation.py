@@ -124,7 +124,8 @@ def test_the_cli_refuses_it_in_one_line(tiny_imdb_args, tmp_path):
 def test_distill_without_a_teacher_is_refused_by_preflight(tiny_imdb_args):
     from cli import app
 
-    result = CliRunner().invoke(app, ["run", *tiny_imdb_args, "algo=distill"])
+    # the preset names the supervised run (tests/train/rl/test_named_teacher.py); a run may take it away
+    result = CliRunner().invoke(app, ["run", *tiny_imdb_args, "algo=distill", "grpo.teacher.model=null"])
     assert result.exit_code == 2 and "set grpo.teacher.model=" in result.output, result.output
 
 
