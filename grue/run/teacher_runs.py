@@ -62,12 +62,9 @@ def _needs_teacher(name: str) -> bool:
     """Whether runs of `name` read a teacher (the `distill` preset and its composed forms)."""
     from grue.train.registry import get_algorithm
 
-    algo = get_algorithm(name)
-    preset = dict(algo.preset or {})
-    for options in preset.values():
-        if isinstance(options, Mapping) and isinstance(options.get(TEACHER_GROUP), Mapping):
-            return True
-    return bool(algo.preflight and algo.preflight.endswith(":teacher_preflight"))
+    preset = dict(get_algorithm(name).preset or {})
+    return any(isinstance(options, Mapping) and isinstance(options.get(TEACHER_GROUP), Mapping)
+               for options in preset.values())
 
 
 def teacher_run_args(args: Sequence[str], name: str) -> list[str]:
@@ -79,13 +76,19 @@ def teacher_run_args(args: Sequence[str], name: str) -> list[str]:
     return _warm_start_args(kept, name)
 
 
+def _published(cfg: Any, name: str) -> Optional[str]:
+    """The published checkpoint that stands in for the named run (model.supervised_init for `supervised`)."""
+    return str(cfg.model.supervised_init) if name == "supervised" and cfg.model.get("supervised_init") else None
+
+
 def teacher_directory_of(cfg: Any, args: Sequence[str], name: str) -> str:
     """Where a named teacher's weights are, without making them."""
     from grue.config import config_hash, load_config
     from grue.run.run_dir import RunDir
 
-    if name == "supervised" and cfg.model.get("supervised_init"):
-        return str(cfg.model.supervised_init)
+    published = _published(cfg, name)
+    if published:
+        return published
     first = load_config(teacher_run_args(args, name))
     return str(RunDir.for_config(first, config_hash(first)).model_dir)
 
@@ -93,18 +96,21 @@ def teacher_directory_of(cfg: Any, args: Sequence[str], name: str) -> str:
 def resolve_named_teachers(cfg: Any, args: Sequence[str], say: Any = None) -> dict[str, str]:
     """{setting: directory} for each teacher named by its algorithm, its run trained (or reused) first."""
     from grue.run.runner import run_with_weights
+    from grue.storage.run_layout import model_dir
 
     resolved: dict[str, str] = {}
     for setting, value in teacher_settings(cfg):
         name = named_algorithm(value)
         if name is None:
             continue
-        if not (name == "supervised" and cfg.model.get("supervised_init")):
-            if say is not None:
-                say(f"{setting}={name}: the teacher is this task's {name} run (same settings and seed); "
-                    "it is trained first unless it is already complete with its weights")
-            run_with_weights(teacher_run_args(args, name))
-        resolved[setting] = teacher_directory_of(cfg, args, name)
+        published = _published(cfg, name)
+        if published:
+            resolved[setting] = published
+            continue
+        if say is not None:
+            say(f"{setting}={name}: the teacher is this task's {name} run (same settings and seed); "
+                "it is trained first unless it is already complete with its weights")
+        resolved[setting] = str(model_dir(run_with_weights(teacher_run_args(args, name))))  # the run's own folder
     return resolved
 
 
