@@ -83,6 +83,13 @@ def without_unread(args: Iterable[str], algo: str) -> list[str]:
     return [arg for arg in args if "=" not in arg or unread_group(arg.split("=", 1)[0].strip(), algo) is None]
 
 
+def args_as_algorithm(args: Iterable[str], algo: str) -> list[str]:
+    """The command line of a run derived from `args` with algorithm `algo` (the supervised run a warm start or a
+    named teacher comes from): the same settings, less those of groups `algo` does not read (a PPO setting
+    means nothing to the supervised run), so it is the very run `grue run ... algo=ALGO` would make."""
+    return without_unread([a for a in args if not a.startswith("algo=")], algo) + [f"algo={algo}"]
+
+
 def shown_config(values: Mapping[str, Any], algo: str, every_group: bool = False) -> dict[str, Any]:
     """The resolved config as a run of `algo` reads it: other algorithms' groups left out (all of them
     with `every_group`, e.g. `grue config --all-groups`)."""

@@ -11,6 +11,7 @@ from omegaconf import DictConfig
 
 from grue.train.checkpoint import latest_step, save_checkpoint, save_sharded_checkpoint
 from grue.config import config_hash, load_config, to_yaml
+from grue.config.read_groups import args_as_algorithm
 from grue.runtime.console import console, progress_bar
 from grue.run.evaluate import build_task_scorers, evaluate_split
 from grue.storage.atomic import append_jsonl, atomic_write_jsonl
@@ -21,18 +22,10 @@ from grue.train.outcome import Trained
 from grue.train.registry import get_algorithm
 from grue.train.rl.trainer import NonFiniteError
 from grue.run.run_dir import RunDir
-from grue.run.signals import sigterm_as_interrupt
+from grue.run.signals import interrupt_behind, sigterm_as_interrupt
 from grue.runtime.process import configure_threads, device_of, seed_everything
 from grue.runtime.distributed import die_with_launcher, in_launched_process
 from grue.runtime.launch import lock_is_held_by_launcher, needs_relaunch, relaunch
-
-
-def _warm_start_args(args: Sequence[str], algo: str) -> list[str]:
-    """The command line of the run a warm-started one starts from: the same, with its algorithm, less the
-    settings of groups that algorithm does not read (a PPO setting means nothing to the supervised run)."""
-    from grue.config.read_groups import without_unread
-
-    return without_unread([a for a in args if not a.startswith("algo=")], algo) + [f"algo={algo}"]
 
 
 def run_with_weights(args: Sequence[str]) -> Path:
@@ -126,6 +119,10 @@ class Run:
             self._fail("interrupted; run the same command again to resume", status="interrupted")
             raise
         except Exception as err:
+            interrupt = interrupt_behind(err)
+            if interrupt is not None:  # a stop that landed in C++ code (a checkpoint's write) and came back wrapped
+                self._fail("interrupted; run the same command again to resume", status="interrupted")
+                raise interrupt from err
             self._fail(f"{type(err).__name__}: {err}")
             raise
         finally:
@@ -271,7 +268,7 @@ class Run:
         """The model training starts from; a warm-started run first trains (or reuses) the run it starts from."""
         start = self.algo.warm_start
         if start and not self.cfg.model.supervised_init:
-            args = _warm_start_args(self.args, start)
+            args = args_as_algorithm(self.args, start)
             run_with_weights(args)  # its results alone do not start this run: its model/ does
         return self._initial_model_ref()
 
@@ -283,7 +280,7 @@ class Run:
             return cfg.model.supervised_init
         if not self.algo.warm_start:
             return cfg.model.policy
-        first = load_config(_warm_start_args(self.args, self.algo.warm_start))
+        first = load_config(args_as_algorithm(self.args, self.algo.warm_start))
         return str(RunDir.for_config(first, config_hash(first)).model_dir)
 
     # -- what the training loops use (grue.train.outcome.RunServices) ------------------------------------

@@ -9,6 +9,10 @@ A signal handler's exception is raised wherever the main thread happens to be, a
 a finaliser (`__del__`, a weakref callback: h5py-style groups, tensors, writers) Python prints "Exception
 ignored" and carries on, so the run went on to finish as if no signal had come. A Terminated that
 Python could not raise is therefore sent again a moment later, to land after the finaliser returns.
+
+C++ code that calls back into Python (torch.save writing a checkpoint through a file object) catches the
+Terminated raised in the callback and throws its own RuntimeError instead, with the Terminated only as its
+`__context__`; `interrupt_behind` finds it there, so such a run is recorded as interrupted, not failed.
 """
 from __future__ import annotations
 
@@ -39,6 +43,19 @@ def _redeliver_swallowed(previous_hook: Any):
             return
         previous_hook(unraisable)
     return hook
+
+
+def interrupt_behind(err: BaseException) -> KeyboardInterrupt | None:
+    """The Ctrl-C or SIGTERM that `err` was raised while handling, if any (followed through causes and
+    contexts, suppressed ones included: `raise ... from None` hides the context from the traceback only)."""
+    seen: set[int] = set()
+    current: BaseException | None = err
+    while current is not None and id(current) not in seen:
+        if isinstance(current, KeyboardInterrupt):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
 
 
 @contextmanager

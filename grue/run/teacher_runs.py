@@ -70,10 +70,10 @@ def _needs_teacher(name: str) -> bool:
 def teacher_run_args(args: Sequence[str], name: str) -> list[str]:
     """The command line of the teacher's run: the student's, with the teacher's algorithm, less the settings
     its algorithm does not read and less any teacher setting (the teacher has no teacher of its own)."""
-    from grue.run.runner import _warm_start_args
+    from grue.config.read_groups import args_as_algorithm
 
     kept = [a for a in args if f".{TEACHER_GROUP}." not in a.split("=", 1)[0]]
-    return _warm_start_args(kept, name)
+    return args_as_algorithm(kept, name)
 
 
 def _published(cfg: Any, name: str) -> Optional[str]:

@@ -82,9 +82,9 @@ def test_a_sweep_drops_another_algorithms_setting_from_its_cells():
 
 
 def test_a_warm_start_drops_the_settings_its_first_run_does_not_read():
-    from grue.run.runner import _warm_start_args
+    from grue.config.read_groups import args_as_algorithm
 
-    args = _warm_start_args([*MINI, "algo=supervised_ppo", "ppo.total_steps=64", "supervised.epochs=1"], "supervised")
+    args = args_as_algorithm([*MINI, "algo=supervised_ppo", "ppo.total_steps=64", "supervised.epochs=1"], "supervised")
     assert args == [*MINI, "supervised.epochs=1", "algo=supervised"]
     assert without_unread(["ppo.total_steps=64", "seed=1"], "zero_shot") == ["seed=1"]
 
