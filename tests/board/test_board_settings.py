@@ -14,6 +14,7 @@ from grue.board.numbers.collect import collect
 from grue.board.export import board_markdown
 from grue.board.numbers.setting import setting_id, setting_items
 from grue.config.load import config_hash, load_config
+from grue.rewards.learned.comparisons import Candidate, Comparison, append_comparisons
 
 
 def _values(paths, split: str, metric: str) -> pd.Series:
@@ -154,3 +155,23 @@ def test_seeds_distilled_each_from_the_teacher_run_of_its_own_seed_are_one_row(t
     assert sorted(rows["n"]) == [1, 2], rows
     assert run_reference_name(teachers[0] + "/model") == "imdb-mini-dapo run"
     assert run_reference_name("packaged:smollm2-135m") == "packaged:smollm2-135m"
+
+
+def test_made_comparisons_are_one_setting_across_seeds_and_a_given_file_is_its_own(tmp_path):
+    """`dpo.comparisons=auto` digests a recipe that holds the seed, so each seed's digest differs: the board
+    once split IMDB's three DPO seeds into three one-seed rows. What the recipe reads beyond the seed is
+    in the setting already (dpo.queries here); a file the user gives stays part of it by its digest."""
+    def setting(*args: str) -> str:
+        cfg = load_config(["task=imdb", "algo=dpo", "profile=mini", *args])
+        return setting_id(setting_items({"config": OmegaConf.to_container(cfg, resolve=True)}))
+
+    seeds = [load_config(["task=imdb", "algo=dpo", "profile=mini", f"seed={s}"]).dpo.comparisons_sha256 for s in (0, 1)]
+    assert seeds[0] != seeds[1]
+    assert setting("seed=0") == setting("seed=1")
+    assert setting("seed=0") != setting("seed=0", "dpo.queries=80")
+    files = []
+    for name, chosen in (("a.jsonl", 0), ("b.jsonl", 1)):
+        query = Comparison("q0", "Review:", (Candidate("Great.", "s"), Candidate("Dull.", "s")), task="imdb")
+        append_comparisons(tmp_path / name, [query, query.answer(chosen, "mock:sentiment")])
+        files.append(setting("seed=0", f"dpo.comparisons={tmp_path / name}"))
+    assert files[0] != files[1] and setting("seed=0", f"dpo.comparisons={tmp_path / 'a.jsonl'}") == files[0]

@@ -64,6 +64,16 @@ def flatten(config: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     return flat
 
 
+def made_file_digests(flat: Mapping[str, Any]) -> set[str]:
+    """The digest keys of files grue makes from the run's own settings (`dpo.comparisons=auto`): the digest
+    is that of a recipe holding the seed, so each seed's differs while the setting is one (the recipe's other
+    parts are keys of the setting already)."""
+    from grue.config.load import made_file_keys
+    from grue.train.offline.auto_recipe import is_auto
+
+    return {digest for digest, named in made_file_keys().items() if is_auto(flat.get(named))}
+
+
 def setting_items(doc: Mapping[str, Any]) -> dict[str, str]:
     """A results document's setting as dotted key -> JSON text of the value."""
     config = doc.get("config")
@@ -71,7 +81,8 @@ def setting_items(doc: Mapping[str, Any]) -> dict[str, str]:
         return {}
     flat = flatten(semantic_config(dict(config)))
     flat = {k: run_reference_name(v) if k.endswith(".teacher.model") else v for k, v in flat.items()}
-    return {k: json.dumps(v, sort_keys=True) for k, v in sorted(flat.items()) if k not in PER_RUN_KEYS}
+    per_run = PER_RUN_KEYS | made_file_digests(flat)
+    return {k: json.dumps(v, sort_keys=True) for k, v in sorted(flat.items()) if k not in per_run}
 
 
 def setting_id(items: Mapping[str, str]) -> str:
