@@ -133,7 +133,11 @@ def test_the_board_lists_what_sets_each_rl_row_apart_from_its_ppo_row(tmp_path):
     assert "critic none vs separate; regulariser k3 in loss, fixed 0.04 vs k1 in reward, adaptive to 0.5/token " \
            "from 0.05; group size 4 vs 1; train tokens 6298 (1.025x PPO's tokens: not within 2%) vs 6144" in lines["grpo"]
     assert "regulariser" not in lines["rloo"] and "train tokens" not in lines["rloo"]  # the same as PPO's
-    assert "rloo.k (not read) vs 4" not in lines["rloo"] and "rloo.k 4 vs (not read)" in lines["rloo"]
+    # RLOO's own keys (every one 'not read' by PPO) are counted, not listed; the pair's command lists them
+    assert "rloo.k" not in lines["rloo"] and "the row's own rloo settings (" in lines["rloo"]
+    a, b = pick_rows(str(tmp_path), "ppo", "rloo")
+    own = [line.what for line in differences(a, b) if line.differs and line.a == "(not read)"]
+    assert "rloo.k" in own and f"the row's own rloo settings ({len(own)} keys)" in lines["rloo"]
 
 
 def test_a_config_from_before_a_field_existed_reads_as_its_default_and_a_removed_key_is_no_difference(tmp_path):

@@ -8,8 +8,11 @@ one line per pair. Any other pair is one command away: `grue compare RUNS --rows
 """
 from __future__ import annotations
 
+from collections import Counter
+
 from grue.board.build import Board
-from grue.board.numbers.row_differences import board_rows, differences, differences_text, row_names
+from grue.board.numbers.row_differences import (NOT_READ, Difference, board_rows, differences, differences_text,
+                                                row_names)
 from grue.board.tables.fact_columns import reference_algo
 from grue.board.tables.table import Column, Row, Table
 from grue.board.task_info import algo_label, algo_rank, ordered_tasks
@@ -29,12 +32,28 @@ def differences_table(board: Board, task: str | None = None) -> Table:
             if reference is None or reference == row.algo:
                 continue
             for other in (r for r in rows if r.algo == reference and r.key[4] == row.key[4]):
-                lines = differences(other, row, algo_label(other.algo))
-                text = "; ".join(f"{line.what} {line.b} vs {line.a}" for line in lines if line.differs)
+                text = _compact(differences(other, row, algo_label(other.algo)))
                 table.rows.append(Row({"task": name, "profile": row.key[4], "row": named[row.key],
                                        "against": named[other.key]}, {"differs": text or differences_text([])}))
     table.notes.append("Row names as `grue compare RUNS --rows A,B` takes them (algorithm@id where an algorithm has "
                        "several rows; the Setting column tells them apart). Listed: the critic, the regulariser, "
                        "samples per prompt, epochs and train tokens (the row's as a ratio of the PPO row's, outside "
-                       "2 % only) where they differ, then every differing config key of the groups either reads.")
+                       "2 % only) where they differ, then every differing config key of the groups both read; the "
+                       "settings of a group only the row's method reads are counted, not listed (`grue compare` "
+                       "lists them).")
     return table
+
+
+def _compact(lines: list[Difference]) -> str:
+    """The differing lines, row's value first, with the keys of groups only one side reads counted per group:
+    they are the method's own settings (every GRPO key is 'not read' by PPO), which `grue compare` lists."""
+    shown, own = [], Counter()
+    for line in (line for line in lines if line.differs):
+        if not line.fact and NOT_READ in (line.a, line.b):
+            own[(line.what.split(".")[0], line.a == NOT_READ)] += 1
+        else:
+            shown.append(f"{line.what} {line.b} vs {line.a}")
+    for (group, row_reads), count in sorted(own.items()):
+        whose = "the row's" if row_reads else "the PPO row's"
+        shown.append(f"{whose} own {group} settings ({count} key{'s' if count > 1 else ''})")
+    return "; ".join(shown)
