@@ -40,7 +40,11 @@ def test_each_critic_free_method_writes_a_valid_results_file(tiny_imdb_args, alg
         sup = list(path.parent.glob("imdb-mini-supervised-seed0-*"))
         assert len(sup) == 1 and doc["init_model"] == str(sup[0] / "model")
     if algo == "rloo_mask":
-        assert all("nlpo/mask_bound_fraction" in r for r in log)
+        fractions = [r["nlpo/mask_bound_fraction"] for r in log]
+        assert doc["nlpo_mask"] == {"iterations": 5, "mean_bound_fraction": pytest.approx(sum(fractions) / 5),
+                                    "max_bound_fraction": max(fractions), "final_bound_fraction": fractions[-1]}
+    else:
+        assert "nlpo_mask" not in doc
 
 
 def test_grpo_options_reach_the_log_and_the_hash(tiny_imdb_args):

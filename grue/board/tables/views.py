@@ -11,6 +11,7 @@ import pandas as pd
 from grue.board.build import Board
 from grue.board.numbers.budget import TOKEN_TOLERANCE
 from grue.board.numbers.critic_question import QUESTION_ID
+from grue.board.numbers.nlpo_binding import binding_note
 from grue.board.numbers.selection import rows_to_show
 from grue.board.task_info import grue_tasks, naturalness_metrics, task_short
 from grue.board.tables.table import Cell, Column, Row, Table
@@ -203,6 +204,9 @@ def questions_table(board: Board) -> Table:
                            f"{TOKEN_TOLERANCE:.0%} of its generated tokens and under its regulariser, every comparison "
                            "in the same Holm family; 'yes' = PPO significantly better than every candidate "
                            "(docs/algorithms.md).")
+    binding = binding_note(board.found.runs)
+    if binding:
+        table.notes.append(binding)
     return table
 
 

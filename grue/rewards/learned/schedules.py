@@ -161,7 +161,8 @@ def results_fields(run_dir: Path) -> dict:
     """What a run's own files add to results.json: a label schedule's `reward_learning` (labels budgeted,
     planned and used, and each round, named as its directory reward_model/round<r> is, with its planned
     and used labels, start iteration and held-out reward-model accuracy / ROC AUC), and for an RL run
-    the KL it ended at (`training_kl`, grue.train.rl.kl.kl_results)."""
+    the KL it ended at (`training_kl`, grue.train.rl.kl.kl_results), the sampler-vs-learner gap and NLPO's mask
+    binding (`sampler_mismatch`, `nlpo_mask`)."""
     from grue.storage.run_layout import read_jsonl, train_log
     from grue.train.rl.kl import kl_results
 
@@ -169,9 +170,12 @@ def results_fields(run_dir: Path) -> dict:
     out: dict = {}
     if train_log(run_dir).is_file():
         from grue.train.rl.mismatch import mismatch_results
+        from grue.train.rl.nlpo_mask import mask_results
 
-        out.update(kl_results(read_jsonl(train_log(run_dir))))
-        out.update(mismatch_results(read_jsonl(train_log(run_dir))))  # the sampler-vs-learner gap (issue 44)
+        log = read_jsonl(train_log(run_dir))
+        out.update(kl_results(log))
+        out.update(mismatch_results(log))  # the sampler-vs-learner gap (issue 44)
+        out.update(mask_results(log))  # how often NLPO's mask bound: at 0 it sampled as PPO
     from grue.rewards.learned.normalised import normalisation_fields
 
     out.update(normalisation_fields(run_dir))

@@ -14,6 +14,7 @@ import torch
 
 from grue.policy.load import frozen_copy
 from grue.runtime.distributed import global_sum
+from grue.train.rl.nlpo_mask import BOUND_KEY
 from grue.train.rl.trainer import RLTrainer
 
 
@@ -51,7 +52,7 @@ class NLPOTrainer(RLTrainer):
         """Share of this iteration's sampling steps at which the mask changed the candidates."""
         steps, bound = global_sum([sum(m.steps for m in self._masks), sum(m.bound for m in self._masks)], self.world)
         self._masks = []
-        return {"nlpo/mask_bound_fraction": bound / steps} if steps else {}
+        return {BOUND_KEY: bound / steps} if steps else {}
 
     def after_iteration(self) -> None:
         if self.cfg.nlpo.refresh == "paper" and self.iteration % self.cfg.nlpo.update_every == 0:

@@ -10,6 +10,8 @@ from typing import Iterable
 
 import torch
 
+BOUND_KEY = "nlpo/mask_bound_fraction"  # logs/train.jsonl: share of this iteration's sampling steps the mask changed
+
 
 def top_p_mask(logits: torch.Tensor, top_p: float, min_tokens_to_keep: int = 1,
                never_mask: Iterable[int] = ()) -> torch.Tensor:
@@ -44,3 +46,15 @@ def loose_mask_note(top_k: int, min_tokens_to_keep: int) -> str | None:
                 "where the policy's top-k leave the masking model's kept set, so NLPO starts out sampling as PPO "
                 "(logs/train.jsonl records nlpo/mask_bound_fraction)")
     return None
+
+
+def mask_results(train_log: list[dict]) -> dict:
+    """results.json's `nlpo_mask`, from logs/train.jsonl: how often the mask changed what the sampler could draw
+    (the share of an iteration's sampling steps, one per episode and token, at which it removed at least one of
+    the sampler's candidates), as the mean over iterations, the largest and the last. Empty for a run without
+    a mask. At 0 the run's rollouts sampled exactly as PPO's would."""
+    values = [float(r[BOUND_KEY]) for r in train_log if BOUND_KEY in r]
+    if not values:
+        return {}
+    return {"nlpo_mask": {"iterations": len(values), "mean_bound_fraction": sum(values) / len(values),
+                          "max_bound_fraction": max(values), "final_bound_fraction": values[-1]}}
