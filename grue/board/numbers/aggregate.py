@@ -13,7 +13,7 @@ import pandas as pd
 from scipy import stats
 
 from grue.board.numbers.collect import Run
-from grue.board.numbers.run_facts import critic_of, regulariser_text
+from grue.board.numbers.run_facts import comparisons_digest, comparisons_source, critic_of, regulariser_text
 from grue.board.metric_info import higher_is_better
 from grue.board.submit.shown import CLAIM_KEYS, aggregate_columns, findings_of, seed_columns
 
@@ -23,9 +23,11 @@ VARIANT_KEYS: list[str] = ["reward", "init_model", "setting", "setting_label"]
 ROW_KEYS: list[str] = ["task", "algo", "reward", "init_model", "profile", "setting", "setting_label"]
 # What a run spent (results.json `cost`, grue/results/cost.py), beside its metrics; NaN where a run does not say.
 COST_KEYS: list[str] = ["train_generated_tokens", "train_seconds", "eval_generated_tokens"]
-# What a run trained with, read from its recorded config (run_facts.py): its critic (shared | separate | none)
-# and its KL regulariser in words. One value per row, since every seed of a row shares one setting.
-FACT_KEYS: list[str] = ["critic", "regulariser"]
+# What a run trained with, read from its recorded config (run_facts.py): its critic (shared | separate | none),
+# its KL regulariser in words and, for DPO, its comparisons (where from, how many, by whom) and their file's
+# digest. One value per row for the first three, since every seed of a row shares one setting; the digests are
+# one per seed where grue made each seed's file (dpo.comparisons=auto).
+FACT_KEYS: list[str] = ["critic", "regulariser", "comparisons", "comparisons_sha256"]
 SEED_COLUMNS: list[str] = ROW_KEYS + ["seed", "split", "metric", "value", "higher_is_better", "n_samples", "run_dir",
                                     "verified"] + COST_KEYS + FACT_KEYS + CLAIM_KEYS
 AGG_COLUMNS: list[str] = ROW_KEYS + ["split", "metric", "higher_is_better", "n", "mean", "std", "sem",
@@ -48,7 +50,8 @@ def seed_frame(runs: list[Run]) -> pd.DataFrame:
     for run in runs:
         declared = run.higher_is_better
         labels = dict(zip(ROW_KEYS, run.key))
-        facts = {"critic": critic_of(run.doc), "regulariser": regulariser_text(run.doc)}
+        facts = {"critic": critic_of(run.doc), "regulariser": regulariser_text(run.doc),
+                 "comparisons": comparisons_source(run.doc), "comparisons_sha256": comparisons_digest(run.doc)}
         found = findings_of(run.path)  # what the board's verification record says (submit/shown.py)
         for split in run.doc["metrics"]:
             cost = run_cost(run, split)

@@ -134,6 +134,18 @@ def comparisons_of(doc: Mapping[str, Any]) -> str:
     return f"{PurePath(str(dpo['comparisons'])).name} (sha256 {str(dpo.get('comparisons_sha256'))[:12]})"
 
 
+def comparisons_source(doc: Mapping[str, Any]) -> str:
+    """comparisons_of without the file's digest ("made: 160 answers by mock:sentiment"): the same for every seed
+    of a DPO setting whose files grue made per seed, so a board row can say it once."""
+    return comparisons_of(doc).split(" (sha256 ")[0]
+
+
+def comparisons_digest(doc: Mapping[str, Any]) -> str:
+    """The first 12 hex digits of the comparisons file's SHA-256 a DPO run trained on; '' when none is recorded."""
+    text = comparisons_of(doc)
+    return text.split(" (sha256 ")[1].rstrip(")") if " (sha256 " in text else ""
+
+
 FACTS: tuple[tuple[str, Any], ...] = (("critic", critic_of), ("regulariser", regulariser_text),
                                       ("group size", group_size_of), ("epochs", epochs_of),
                                       ("comparisons", comparisons_of))

@@ -75,3 +75,22 @@ def token_note(frame: pd.DataFrame) -> str:
         return ""
     return (f"Not at equal generated tokens (within {TOKEN_TOLERANCE:.0%} of its PPO row's mean train tokens): "
             + ", ".join(failing) + "; compare these rows' scores with that in mind.")
+
+
+def comparisons_note(frame: pd.DataFrame) -> str:
+    """What each preference (DPO) row of `frame` trained on: where its comparisons came from, how many answers
+    by which labeler, and each file's digest (one per seed where grue made each seed's file); '' without one."""
+    ours = frame[frame["source"] == "runs"] if "source" in frame else frame
+    if "comparisons" not in ours:
+        return ""
+    rows = ours[ours["comparisons"].fillna("") != ""].drop_duplicates(["profile", "algo", "setting"])
+    parts = []
+    for record in rows.itertuples(index=False):
+        label = algo_label(record.algo) + (f" [{record.setting_label}]" if record.setting_label else "")
+        digests = f" (sha256 {record.comparisons_sha256.replace('; ', ', ')})" if record.comparisons_sha256 else ""
+        parts.append(f"{label}: {record.comparisons}{digests}")
+    if not parts:
+        return ""
+    return ("Comparisons each preference row trained on (results.json comparisons): `made` = grue made them with "
+            "the task's own reward as labeler (dpo.comparisons=auto, one file per seed), else the user's file by "
+            "name; then the answers, their labeler and each file's SHA-256: " + "; ".join(parts) + ".")

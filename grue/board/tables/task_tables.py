@@ -14,7 +14,7 @@ from grue.board.metric_info import COUNT_METRICS, direction, metric_labels, metr
 from grue.board.numbers.reference import HIDDEN_TEST, provenance
 from grue.board.tables.cost_columns import COST_NOTE, cost_cells, cost_columns
 from grue.board.tables.mini_notice import MINI_NOTICE, mini_notice  # noqa: F401  (re-exported)
-from grue.board.tables.fact_columns import FACT_NOTE, fact_columns, fact_labels, token_note
+from grue.board.tables.fact_columns import FACT_NOTE, comparisons_note, fact_columns, fact_labels, token_note
 from grue.board.tables.table import FLAG_MARK, Cell, Column, Row, Table
 from grue.board.submit.shown import what_was_checked, with_labels
 from grue.board.task_info import algo_label, algo_rank, ordered_tasks, outside_grue_note  # noqa: F401  (re-exported)
@@ -121,6 +121,8 @@ def task_table(agg: pd.DataFrame, task: str, split: str | None = None, with_pape
         table.notes.append(FACT_NOTE)
     if token_note(frame):
         table.notes.append(token_note(frame))
+    if comparisons_note(frame):
+        table.notes.append(comparisons_note(frame))
     if tables_cited:
         cites = "; ".join(provenance(t) for t in sorted(tables_cited))
         table.notes.append(f"Rows marked paper are the published numbers ({cites}), not runs of ours.")
