@@ -126,3 +126,18 @@ def test_a_single_point_panel_is_centred_on_its_point():
     _single_x(ax, pd.Series([0, 0]))
     assert ax.get_xlim() == (-1.0, 1.0) and list(ax.get_xticks()) == [0.0]
     plt.close(fig)
+
+
+def test_runs_without_the_measure_read_no_value_not_no_runs(tmp_path):
+    """CommonGen's naturalness metrics are unavailable here, so its runs have no naturalness score; the evidence
+    said 'zero_shot: no runs' beside three zero-shot runs."""
+    from board_fixtures import results_doc, write_run
+
+    for algo in ("zero_shot", "ppo"):
+        for seed in (0, 1):
+            write_run(tmp_path, results_doc("imdb", algo, seed, {"test": {"sentiment": 0.5 + seed / 10}},
+                                            reward=None if algo == "zero_shot" else "sentiment"))
+    evidence = build_board([tmp_path], BoardOptions(with_paper=False)).questions.set_index("question_id")["evidence"]
+    hack = evidence["reward_hackable"]
+    assert "zero_shot: no value reported vs ppo: no value reported on naturalness_score" in hack
+    assert "nlpo: no runs vs zero_shot 0.5500 (n=2) on reward" in hack

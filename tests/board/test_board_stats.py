@@ -74,3 +74,20 @@ def test_one_seed_gives_not_testable_never_a_verdict(tmp_path):
     auto = board.questions[~board.questions["question_id"].str.endswith("human")]
     assert set(auto["answer"]) == {NOT_TESTABLE}
     assert board.tests["verdict"].str.startswith(NOT_TESTABLE).all()
+
+
+def test_a_measure_no_run_reports_makes_no_family():
+    """CommonGen's naturalness metrics are unavailable here: its 17 methods made 136 'not testable (0 and 0)'
+    lines on the board. A measure no run of the task reports now makes no family; the other measure still does."""
+    import pandas as pd
+
+    from grue.board.numbers.pairwise import pairwise_tests
+
+    picked = pd.DataFrame([{"profile": "mini", "task": "commongen", "algo": algo, "split": "test", "seed": seed,
+                            "task_score": 0.2 + seed / 100 + (algo == "ppo") / 10, "naturalness_score": math.nan}
+                           for algo in ("zero_shot", "ppo", "grpo") for seed in range(3)])
+    tests = pairwise_tests(picked)
+    assert set(tests["measure"]) == {"task_score"} and len(tests) == 3
+    picked.loc[picked["algo"] == "ppo", "naturalness_score"] = 0.5  # one algorithm reports it: its pairs stay
+    tests = pairwise_tests(picked)
+    assert len(tests[tests["measure"] == "naturalness_score"]) == 3

@@ -35,12 +35,15 @@ def _named(text: str, a: str, b: str) -> str:
 
 
 def pairwise_tests(picked: pd.DataFrame, measures: tuple[str, ...] = MEASURES) -> pd.DataFrame:
-    """Welch tests for every algorithm pair per (profile, task, measure), Holm within each family."""
+    """Welch tests for every algorithm pair per (profile, task, measure), Holm within each family; a measure no
+    run of the task reports makes no family (one 'not testable' line per pair would say nothing)."""
     rows = []
     for (profile, task), group in picked.groupby(["profile", "task"], sort=True):
         algos = sorted(set(group["algo"]), key=algo_rank)
         split = group["split"].iloc[0]
         for measure in measures:
+            if measure not in group or group[measure].dropna().empty:
+                continue  # no run of the task reports it (e.g. its naturalness metrics are unavailable): no family
             family = []
             for a, b in combinations(algos, 2):
                 values_a = group.loc[group["algo"] == a, measure].dropna()

@@ -67,20 +67,25 @@ def _values(group: pd.DataFrame, raw: pd.DataFrame, algo: str, measure: str) -> 
     return list(rows["task_score"].dropna())  # the reward is no single metric: its task score stands in
 
 
-def _side(algo: str, mean: float, n: int) -> str:
-    return f"{algo} {mean:.4f} (n={n})" if n else f"{algo}: no runs"
+def _side(algo: str, mean: float, n: int, present: frozenset[str]) -> str:
+    if n:
+        return f"{algo} {mean:.4f} (n={n})"
+    return f"{algo}: no value reported" if algo in present else f"{algo}: no runs"
 
 
-def _evidence(claim: Claim, test: Welch, p_adj: float) -> str:
-    head = f"{_side(claim.better, test.mean_a, test.n_a)} vs {_side(claim.worse, test.mean_b, test.n_b)} on {claim.measure}"
+def _evidence(claim: Claim, test: Welch, p_adj: float, present: frozenset[str] = frozenset()) -> str:
+    """One comparison's line; `present`: the algorithms with runs on the task (the others read 'no runs', those
+    whose runs lack the measure, e.g. a naturalness score with no metric available, 'no value reported')."""
+    head = (f"{_side(claim.better, test.mean_a, test.n_a, present)} vs "
+            f"{_side(claim.worse, test.mean_b, test.n_b, present)} on {claim.measure}")
     if not test.testable:
         return f"{head}: {NOT_TESTABLE}" if not (test.n_a and test.n_b) else f"{head}: {test.reason}"
     return f"{head}: diff {test.diff:+.4f}, t={test.t:.2f}, p={test.p:.3g}, Holm p={p_adj:.3g}"
 
 
-def _evidence_text(answer: str, outcomes: list[tuple[Claim, Welch, float]]) -> str:
+def _evidence_text(answer: str, outcomes: list[tuple[Claim, Welch, float]], present: frozenset[str] = frozenset()) -> str:
     """Each comparison behind an answer; none for an untestable one, whose detail already says what is missing."""
-    return "" if answer == NOT_TESTABLE else " | ".join(_evidence(c, t, p) for c, t, p in outcomes)
+    return "" if answer == NOT_TESTABLE else " | ".join(_evidence(c, t, p, present) for c, t, p in outcomes)
 
 
 def _needs(outcomes: list[tuple[Claim, Welch, float]]) -> str:
@@ -127,6 +132,7 @@ def answer_questions(picked: pd.DataFrame, raw_seeds: pd.DataFrame, every: pd.Da
         raw = raw_seeds[(raw_seeds["profile"] == profile) & (raw_seeds["task"] == task) & (raw_seeds["split"] == split)]
         entries = every[(every["profile"] == profile) & (every["task"] == task)]
         critic = critic_questions(entries, group, raw)
+        present = frozenset(group["algo"])
         paper_task = task in grue_tasks()  # Table 2's questions concern the paper's tasks; the critic's, any task
         tests = [(qid, claim, welch(_values(group, raw, claim.better, claim.measure),
                                     _values(group, raw, claim.worse, claim.measure)))
@@ -137,7 +143,7 @@ def answer_questions(picked: pd.DataFrame, raw_seeds: pd.DataFrame, every: pd.Da
             outcomes = [(c, t, p) for (q, c, t), p in zip(tests, adjusted) if q == qid]
             answer, detail = _answer(outcomes, hack=qid == "reward_hackable")
             rows.append({"profile": profile, "task": task, "question_id": qid, "question": text, "answer": answer,
-                         "detail": detail, "evidence": _evidence_text(answer, outcomes),
+                         "detail": detail, "evidence": _evidence_text(answer, outcomes, present),
                          "paper_answer": paper.get(qid, {}).get(task)})
         for question in critic:
             qid = question_id(question.kind)
@@ -145,7 +151,7 @@ def answer_questions(picked: pd.DataFrame, raw_seeds: pd.DataFrame, every: pd.Da
             answer, detail = critic_answer(question, outcomes, ALPHA)
             claims = [(Claim(c.critic.name, c.rival.name), t, p) for c, t, p in outcomes]
             rows.append({"profile": profile, "task": task, "question_id": qid, "question": question_text(question.kind),
-                         "answer": answer, "detail": detail, "evidence": _evidence_text(answer, claims),
+                         "answer": answer, "detail": detail, "evidence": _evidence_text(answer, claims, present),
                          "paper_answer": None})
         for qid, text in HUMAN_QUESTIONS if paper_task else ():
             rows.append({"profile": profile, "task": task, "question_id": qid, "question": text,

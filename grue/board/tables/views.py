@@ -181,6 +181,8 @@ def tests_table(tests: pd.DataFrame, title: str = "Pairwise Welch tests (Holm-co
                  "n": f"{r['n_a']}/{r['n_b']}", "t": _num(r["t"]), "p": _p(r["p"]), "p_holm": _p(r["p_holm"]),
                  "verdict": r["verdict"]}
         table.rows.append(Row(labels, cells))
+    table.notes.append("A measure that no run of a task reports (a task whose naturalness metrics are all unavailable "
+                       "here) has no tests.")
     return table
 
 
