@@ -9,8 +9,9 @@ are bucketed, or which process holds them.
 The distribution. Raw logits -> the min-length rule (EOS off while fewer than `min_new_tokens` tokens are
 out) -> the processors (NLPO's mask) -> temperature -> top-k -> top-p, as generate() orders them. Top-k
 takes the k largest and works on those k alone from there (temperature, top-p, the draw, the log-prob);
-where the k-th and (k+1)-th values tie, or fewer than k are finite, the whole vocabulary is used for
-that step instead, with every value >= the k-th kept (generate()'s rule). The records are read off the
+in a row whose k-th and (k+1)-th values tie, or with fewer than k finite, the whole vocabulary is used for
+that row's step instead, with every value >= the k-th kept (generate()'s rule); the choice is per row, so
+no row's draw depends on another's values. The records are read off the
 distribution the token was drawn from: its log-prob there, the raw log-prob (the KL penalty's), and the
 set it allowed ([B, V] bool, None when that is the whole vocabulary), which the PPO update turns back
 into the same distribution (grue.policy.masking.sampling_log_probs).
@@ -89,21 +90,41 @@ class FusedSampler:
             tokens = scores.argmax(-1)
             logp, allowed = (self._full_records(scores, tokens) if record else (None, None))
         else:
-            k = self.top_k
-            vocab = scores.shape[-1]
-            fast = None
-            if 0 < k < vocab:
-                values, index = scores.topk(min(k + 1, vocab), dim=-1)
-                if k + 1 > vocab or bool((values[:, k - 1] > values[:, k]).all()):
-                    fast = values[:, :k], index[:, :k]
-            if fast is not None:
-                tokens, logp, allowed = self._sample_top_k(*fast, u, record, vocab)
-            else:
-                tokens, logp, allowed = self._sample_full(scores, u, record)
+            tokens, logp, allowed = self._sample(scores, u, record)
         if not record:
             return tokens, None, None, None
         raw_logp = raw.gather(-1, tokens.unsqueeze(-1)).squeeze(-1) - raw_lse
         return tokens, logp, raw_logp, allowed
+
+    def _sample(self, scores: torch.Tensor, u: torch.Tensor, record: bool):
+        """Each row by the k-largest path where its k-th and (k+1)-th values differ, else by the whole vocabulary.
+        Chosen per row: one row's tie (a finished row fed padding, kept in the batch under NLPO's mask) once sent
+        every row of the batch down the whole-vocabulary path, whose draw walks the vocabulary in id order, not
+        by value, so the same uniform picked another token and NLPO with a mask that removed nothing sampled
+        unlike PPO."""
+        k, vocab = self.top_k, scores.shape[-1]
+        if not 0 < k < vocab:
+            return self._sample_full(scores, u, record)
+        values, index = scores.topk(k + 1, dim=-1)
+        fast = values[:, k - 1] > values[:, k]
+        if bool(fast.all()):
+            return self._sample_top_k(values[:, :k], index[:, :k], u, record, vocab)
+        if not bool(fast.any()):
+            return self._sample_full(scores, u, record)
+        rows, rest = fast.nonzero().squeeze(-1), (~fast).nonzero().squeeze(-1)
+        quick = self._sample_top_k(values[rows, :k], index[rows, :k], u[rows], record, vocab)
+        whole = self._sample_full(scores[rest], u[rest], record)
+        tokens = torch.empty(scores.shape[0], dtype=torch.long, device=scores.device)
+        tokens[rows], tokens[rest] = quick[0], whole[0]
+        if not record:
+            return tokens, None, None
+        logp = torch.empty(scores.shape[0], dtype=quick[1].dtype, device=scores.device)
+        logp[rows], logp[rest] = quick[1], whole[1]
+        allowed = torch.ones(scores.shape[0], vocab, dtype=torch.bool, device=scores.device)
+        allowed[rows] = quick[2]
+        if whole[2] is not None:
+            allowed[rest] = whole[2]
+        return tokens, logp, allowed
 
     # -- the k largest only ------------------------------------------------------------------------------
     def _sample_top_k(self, values: torch.Tensor, index: torch.Tensor, u: torch.Tensor, record: bool, vocab: int):

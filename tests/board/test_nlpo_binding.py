@@ -43,7 +43,7 @@ def test_the_board_reports_each_nlpo_row_s_binding_beside_table_2(tmp_path):
     text = board_markdown(build_board([tmp_path], BoardOptions(with_paper=False)))
     questions = text.split("## Table 2 questions")[1]
     assert "imdb (mini): NLPO 0.0300 (2 seeds)" in questions  # (0.02 + 0.04) / 2, one of them from its log
-    assert "compares PPO with itself" in questions
+    assert "compares PPO with itself" in questions and "At 0 the mask removed nothing" in questions
 
 
 def test_no_mask_no_note(tmp_path):

@@ -44,5 +44,7 @@ def binding_note(runs: Iterable[Run]) -> str:
                               for (_, label), v in sorted(rows.items()))
             parts.append(f"{task} ({profile}): {shown}")
     return ("NLPO's mask, the share of sampling steps at which it removed one of the sampler's candidates (mean over "
-            "iterations and seeds; results.json nlpo_mask): " + "; ".join(parts) + ". At 0 the NLPO runs sampled "
-            "exactly as PPO's, so a question comparing NLPO with PPO compares PPO with itself; near 0, nearly so.")
+            "iterations and seeds; results.json nlpo_mask): " + "; ".join(parts) + ". At 0 the mask removed nothing: "
+            "those NLPO runs are PPO runs (their draws may differ from PPO's of the same seed where they were made "
+            "before grue's top-k sampling was made per row), so a question comparing NLPO with PPO compares PPO "
+            "with itself; near 0, nearly so.")
