@@ -66,6 +66,8 @@ def made_file_keys() -> dict[str, str]:
     """Digest key -> the key naming its file, for the files grue can make itself (DIGEST_OF_RECIPE fields)."""
     keys = _keys()
     return {digest: keys.digests[digest] for digest in keys.recipes}
+
+
 # Set from a file task (grue/task_files/), recorded in the config; never given on the command line.
 TASK_FILE_KEYS = ("task_file", "task_sha256")
 # `reward=meteor` reads better than `reward.name=meteor`; the group keeps room for reward options.

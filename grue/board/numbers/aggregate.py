@@ -13,7 +13,7 @@ import pandas as pd
 from scipy import stats
 
 from grue.board.numbers.collect import Run
-from grue.board.numbers.run_facts import comparisons_digest, comparisons_source, critic_of, regulariser_text
+from grue.board.numbers.run_facts import comparisons_parts, critic_of, regulariser_text
 from grue.board.metric_info import higher_is_better
 from grue.board.submit.shown import CLAIM_KEYS, aggregate_columns, findings_of, seed_columns
 
@@ -50,8 +50,9 @@ def seed_frame(runs: list[Run]) -> pd.DataFrame:
     for run in runs:
         declared = run.higher_is_better
         labels = dict(zip(ROW_KEYS, run.key))
+        source, digest = comparisons_parts(run.doc)
         facts = {"critic": critic_of(run.doc), "regulariser": regulariser_text(run.doc),
-                 "comparisons": comparisons_source(run.doc), "comparisons_sha256": comparisons_digest(run.doc)}
+                 "comparisons": source, "comparisons_sha256": digest}
         found = findings_of(run.path)  # what the board's verification record says (submit/shown.py)
         for split in run.doc["metrics"]:
             cost = run_cost(run, split)

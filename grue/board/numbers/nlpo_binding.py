@@ -21,9 +21,17 @@ from grue.train.rl.nlpo_mask import mask_results
 def bound_fraction(run: Run) -> Optional[float]:
     """The run's mean share of sampling steps at which the mask changed the candidates; None without a mask."""
     record = run.doc.get("nlpo_mask")
-    if record is None:
-        record = mask_results(read_jsonl(train_log(run.path))).get("nlpo_mask")  # [] for a run without a log
+    if record is None and _masks(run.algo):  # written before the field: its train log ([] when it has none)
+        record = mask_results(read_jsonl(train_log(run.path))).get("nlpo_mask")
     return None if record is None else float(record["mean_bound_fraction"])
+
+
+def _masks(algo: str) -> bool:
+    """Whether runs of `algo` sample through NLPO's mask (they read the nlpo group): only their logs are read."""
+    from grue.train.registry import find_algorithm
+
+    entry = find_algorithm(algo)
+    return entry is not None and "nlpo" in entry.reads
 
 
 def binding_note(runs: Iterable[Run]) -> str:

@@ -111,39 +111,35 @@ def epochs_of(doc: Mapping[str, Any]) -> str:
     return NOT_RECORDED
 
 
-def comparisons_of(doc: Mapping[str, Any]) -> str:
-    """What a preference run (DPO) trained on: results.json `comparisons` (grue/train/offline/comparisons_record.py)
-    as "made: 160 answers by mock:sentiment (sha256 1a2b3c4d5e6f)" or "labels.jsonl: ..." for a file of the
-    user's; a file from before that record names the file and its digest from the config; '' for other runs."""
+def comparisons_parts(doc: Mapping[str, Any]) -> tuple[str, str]:
+    """What a preference run (DPO) trained on, as (source, digest): results.json `comparisons`
+    (grue/train/offline/comparisons_record.py) as ("made: 160 answers by mock:sentiment", "1a2b3c4d5e6f") or
+    ("labels.jsonl: ...", ...) for a file of the user's; a file from before that record names the file and its digest
+    from the config; ("", "") for other runs. The source is the same for every seed of a DPO setting whose files
+    grue made per seed, so a board row can say it once beside each seed's digest."""
     from pathlib import PurePath
 
     from grue.train.registry import find_algorithm
 
     algo = find_algorithm(str(doc.get("algo")))
     if algo is None or algo.trains != "preferences":
-        return ""
+        return "", ""
     record = doc.get("comparisons")
     if isinstance(record, Mapping):
         where = "made" if record.get("made") else PurePath(str(record.get("path"))).name
         by = ", ".join(map(str, record.get("labelers") or ())) or "no labeler"
-        return f"{where}: {record.get('answers')} answers by {by} (sha256 {str(record.get('sha256'))[:12]})"
+        return f"{where}: {record.get('answers')} answers by {by}", str(record.get("sha256"))[:12]
     config = _config(doc)
     dpo = config.get("dpo") if config else None
     if not isinstance(dpo, Mapping) or not dpo.get("comparisons"):
-        return NOT_RECORDED
-    return f"{PurePath(str(dpo['comparisons'])).name} (sha256 {str(dpo.get('comparisons_sha256'))[:12]})"
+        return NOT_RECORDED, ""
+    return PurePath(str(dpo["comparisons"])).name, str(dpo.get("comparisons_sha256"))[:12]
 
 
-def comparisons_source(doc: Mapping[str, Any]) -> str:
-    """comparisons_of without the file's digest ("made: 160 answers by mock:sentiment"): the same for every seed
-    of a DPO setting whose files grue made per seed, so a board row can say it once."""
-    return comparisons_of(doc).split(" (sha256 ")[0]
-
-
-def comparisons_digest(doc: Mapping[str, Any]) -> str:
-    """The first 12 hex digits of the comparisons file's SHA-256 a DPO run trained on; '' when none is recorded."""
-    text = comparisons_of(doc)
-    return text.split(" (sha256 ")[1].rstrip(")") if " (sha256 " in text else ""
+def comparisons_of(doc: Mapping[str, Any]) -> str:
+    """comparisons_parts as one line: "made: 160 answers by mock:sentiment (sha256 1a2b3c4d5e6f)"."""
+    source, digest = comparisons_parts(doc)
+    return f"{source} (sha256 {digest})" if digest else source
 
 
 FACTS: tuple[tuple[str, Any], ...] = (("critic", critic_of), ("regulariser", regulariser_text),

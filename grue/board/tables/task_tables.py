@@ -121,8 +121,9 @@ def task_table(agg: pd.DataFrame, task: str, split: str | None = None, with_pape
         table.notes.append(FACT_NOTE)
     if token_note(frame):
         table.notes.append(token_note(frame))
-    if comparisons_note(frame):
-        table.notes.append(comparisons_note(frame))
+    comparisons = comparisons_note(frame)
+    if comparisons:
+        table.notes.append(comparisons)
     if tables_cited:
         cites = "; ".join(provenance(t) for t in sorted(tables_cited))
         table.notes.append(f"Rows marked paper are the published numbers ({cites}), not runs of ours.")
