@@ -16,6 +16,7 @@ from grue.board.numbers.collect import Collection, collect
 from grue.board.render.files import write_text
 from grue.board.render.summary import skipped_records, to_csv, to_json
 from grue.board.tables.differences_table import differences_table
+from grue.board.tables.provenance_table import provenance_table
 from grue.board.tables.table import Table
 from grue.board.tables.task_tables import splits_of, task_table, task_tables
 from grue.board.tables.views import overall_tables, questions_table, selection_table, tests_table
@@ -62,7 +63,8 @@ def export_tables(run_dirs: Sequence[Path], out_dir: Path, formats: Iterable[str
 
 
 def document_tables(board: Board, every_split: bool = True) -> list[Table]:
-    """The board as a sequence of tables: overall, per task (each split), selection, tests, questions."""
+    """The board as a sequence of tables: overall, per task (each split), selection, tests, questions, and the
+    code versions that made the runs."""
     tables = overall_tables(board)
     for task in board.tasks:
         splits = splits_of(board.agg, task) if every_split else [None]
@@ -74,6 +76,8 @@ def document_tables(board: Board, every_split: bool = True) -> list[Table]:
         tables.append(tests_table(board.tests))
     if not board.questions.empty:
         tables.append(questions_table(board))
+    made_by = provenance_table(board)
+    tables += [made_by] if made_by.rows else []
     return tables
 
 

@@ -26,6 +26,7 @@ from grue.board.tables.reward_kl_table import reward_kl_table
 from grue.board.task_info import task_short
 from grue.board.tables.task_tables import algo_label, splits_of, task_table
 from grue.board.tables.differences_table import differences_table
+from grue.board.tables.provenance_table import provenance_table
 from grue.board.tables.views import (naturalness_note, overall_tables, questions_table, selection_table,
                               tests_table)
 
@@ -73,6 +74,9 @@ def _index(board: Board, out: Path) -> str:
     if not board.questions.empty:
         content += ["<h2>Key questions (paper Table 2)</h2>", table_html(questions_table(board))]
     content += ["<h2>Selection</h2>", table_html(selection_table(board))]
+    made_by = provenance_table(board)
+    if made_by.rows:
+        content += ["<h2>Code versions</h2>", table_html(made_by)]
     return page(TITLE, "Overall board", _nav(board), "index.html", "\n".join(content))
 
 

@@ -1,0 +1,82 @@
+"""The board's "Code versions" table: which grue commit and which libraries made the runs of each task.
+
+A row groups seeds by config hash, which fixes what a run trains but not the code that trained it. A study run
+across sessions (docs/studies/) makes its seeds with several commits, and a fix between two of them (a sampler
+that drew another token for the same uniform, say) is part of the row's spread. The referee's question, "was
+this row made by one piece of code?", needs the commit and library versions each results.json records, grouped
+so it can be read: one line per (task, profile, commit, libraries), with the runs it made, and a note naming
+the rows whose seeds span several.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+
+from grue.board.build import Board
+from grue.board.numbers.collect import Run
+from grue.board.tables.table import Cell, Column, Row, Table
+from grue.board.task_info import algo_label, algo_rank, ordered_tasks
+
+LIBRARIES = ("torch", "transformers")  # the libraries whose numerics a run's numbers depend on
+
+
+def commit_of(run: Run) -> str:
+    commit = run.doc.get("git_commit") or ""
+    return commit[:8] if commit else "not recorded"
+
+
+def libraries_of(run: Run) -> str:
+    versions = run.doc.get("versions") or {}
+    return ", ".join(f"{name} {versions[name]}" for name in LIBRARIES if versions.get(name)) or "not recorded"
+
+
+def _day(run: Run) -> str:
+    return str(run.doc.get("created") or "")[:10]
+
+
+def provenance_table(board: Board) -> Table:
+    """One line per (task, profile, commit, libraries) of the board's runs, oldest first within a task."""
+    table = Table("Code versions of the runs",
+                  [Column("task", "Task"), Column("profile", "Profile"), Column("commit", "grue commit"),
+                   Column("libraries", "Libraries")],
+                  [Column("runs", "Runs"), Column("made", "Made", numeric=False),
+                   Column("rows", "Rows", numeric=False)], anchor="code-versions")
+    groups: dict[tuple[str, str, str, str], list[Run]] = defaultdict(list)
+    for run in board.found.runs:
+        groups[(run.task, run.profile, commit_of(run), libraries_of(run))].append(run)
+    for task in ordered_tasks({key[0] for key in groups}):
+        keys = sorted((k for k in groups if k[0] == task), key=lambda k: (k[1], min(str(r.doc.get("created") or "") for r in groups[k]), k[2]))
+        for key in keys:
+            runs = groups[key]
+            days = sorted(map(_day, runs))
+            algos = sorted({run.algo for run in runs}, key=algo_rank)
+            table.rows.append(Row({"task": task, "profile": key[1], "commit": key[2], "libraries": key[3]},
+                                  {"runs": Cell(float(len(runs)), count=True),
+                                   "made": days[0] if days[0] == days[-1] else f"{days[0]} to {days[-1]}",
+                                   "rows": ", ".join(algo_label(a) for a in algos)}))
+    mixed = mixed_rows(board.found.runs)
+    table.notes.append("Each run's results.json records the grue commit (git_commit) and library versions that "
+                       "made it; the config hash a row groups seeds by fixes the settings, not the code. "
+                       "`git log A..B` lists what changed between two commits of one row.")
+    if mixed:
+        table.notes.append("Rows whose seeds were made by more than one commit or library version (their spread "
+                           "includes any change between them): " + "; ".join(mixed) + ".")
+    elif table.rows:
+        table.notes.append("Every row's seeds were made by one commit and one set of library versions.")
+    return table
+
+
+def mixed_rows(runs: list[Run]) -> list[str]:
+    """'task algorithm (n commits[, m library versions])' for each row group whose seeds differ in code."""
+    by_row: dict[tuple, list[Run]] = defaultdict(list)
+    for run in runs:
+        by_row[(*run.group, run.setting)].append(run)
+    tasks = ordered_tasks({key[0] for key in by_row})
+    out = []
+    for key in sorted(by_row, key=lambda k: (tasks.index(k[0]), algo_rank(k[1]), k)):
+        commits = {commit_of(r) for r in by_row[key]}
+        libraries = {libraries_of(r) for r in by_row[key]}
+        parts = ([f"{len(commits)} commits"] if len(commits) > 1 else []) + \
+                ([f"{len(libraries)} library versions"] if len(libraries) > 1 else [])
+        if parts:
+            out.append(f"{key[0]} {algo_label(key[1])} ({', '.join(parts)})")
+    return out
