@@ -34,25 +34,52 @@ def _masks(algo: str) -> bool:
     return entry is not None and "nlpo" in entry.reads
 
 
+def unmasked_algo(algo: str) -> str:
+    """The algorithm a masked one is the variant of: NLPO of PPO, Supervised+NLPO of Supervised+PPO, X_mask of X."""
+    if algo.endswith("_mask"):
+        return algo[: -len("_mask")]
+    return algo[: -len("nlpo")] + "ppo" if algo.endswith("nlpo") else algo
+
+
+def _same_as_unmasked(run: Run, by_cell: dict[tuple, list[Run]]) -> bool:
+    """Whether the unmasked variant's run of the same task, profile, start and seed reports the same metrics."""
+    twins = by_cell.get((run.profile, run.task, unmasked_algo(run.algo), run.init_model, run.seed), [])
+    return any(twin.doc.get("metrics") == run.doc.get("metrics") for twin in twins)
+
+
 def binding_note(runs: Iterable[Run]) -> str:
-    """One sentence per profile and task with NLPO rows: each row's mean over seeds; '' when no run masked."""
-    found: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    """One sentence per profile and task with NLPO rows: each row's mean over seeds, and how many of its seeds
+    equal the unmasked variant's run of the same seed in every metric; '' when no run masked."""
+    runs = list(runs)
+    by_cell: dict[tuple, list[Run]] = defaultdict(list)
+    for run in runs:
+        by_cell[(run.profile, run.task, run.algo, run.init_model, run.seed)].append(run)
+    found: dict[tuple[str, str], dict[str, list[tuple[float, bool]]]] = defaultdict(lambda: defaultdict(list))
     for run in runs:
         value = bound_fraction(run)
         if value is not None:
             label = algo_label(run.algo) + (f" ({run.setting_label})" if run.setting_label else "")
-            found[(run.profile, run.task)][(algo_rank(run.algo), label)].append(value)
+            found[(run.profile, run.task)][(algo_rank(run.algo), label, unmasked_algo(run.algo))].append(
+                (value, _same_as_unmasked(run, by_cell)))
     if not found:
         return ""
     parts = []
     for profile in sorted({p for p, _ in found}):
         for task in ordered_tasks({t for p, t in found if p == profile}):
             rows = found[(profile, task)]
-            shown = ", ".join(f"{label} {sum(v) / len(v):.4f} ({len(v)} seed{'s' if len(v) > 1 else ''})"
-                              for (_, label), v in sorted(rows.items()))
-            parts.append(f"{task} ({profile}): {shown}")
+            parts.append(f"{task} ({profile}): " + ", ".join(_row_text(label, twin, seeds)
+                                                              for (_, label, twin), seeds in sorted(rows.items())))
     return ("NLPO's mask, the share of sampling steps at which it removed one of the sampler's candidates (mean over "
-            "iterations and seeds; results.json nlpo_mask): " + "; ".join(parts) + ". At 0 the mask removed nothing: "
-            "those NLPO runs are PPO runs (their draws may differ from PPO's of the same seed where they were made "
-            "before grue's top-k sampling was made per row), so a question comparing NLPO with PPO compares PPO "
-            "with itself; near 0, nearly so.")
+            "iterations and seeds; results.json nlpo_mask), and how many seeds equal the unmasked method's run of "
+            "the same seed in every metric: " + "; ".join(parts) + ". At 0 the mask removed nothing and NLPO trains "
+            "as PPO, so a question comparing NLPO with PPO compares PPO with itself; near 0, nearly so. A seed can "
+            "still differ from PPO's: NLPO keeps finished rows in the generation batch, so its log-probabilities "
+            "round differently from the first iteration, until a sampled token flips; runs made before "
+            "top-k's path was chosen per row could also draw differently outright.")
+
+
+def _row_text(label: str, twin: str, seeds: list[tuple[float, bool]]) -> str:
+    mean = sum(v for v, _ in seeds) / len(seeds)
+    same = sum(equal for _, equal in seeds)
+    return (f"{label} {mean:.4f} ({len(seeds)} seed{'s' if len(seeds) > 1 else ''}; "
+            f"{same} equal {algo_label(twin)}'s)")
