@@ -5,8 +5,9 @@ What it does that `model.generate` at a fixed batch does not:
   below): a whole rollout round or evaluation split in one decode where it fits, cut into buckets of
   prompts of similar length (sorted) where it does not, so short prompts carry little padding.
 - Rows leave the batch as soon as they end (EOS): the model, the sampler and the cache only ever
-  process live rows (kept in when NLPO's mask processors run beside the policy: they follow generate()'s
-  rows, so finished rows are fed padding as generate() does).
+  process live rows. Processors that can drop rows too (NLPO's mask: `select(keep)`) go along, so NLPO
+  decodes PPO's batches; a processor without `select` keeps every row in, finished ones fed padding as
+  generate() does.
 - Evaluation's matrix products on weights packed once per decode for oneDNN (grue.policy.packed_linear).
 - A key-value cache preallocated for the whole decode (one buffer per layer written in place) instead of
   one concatenation per step, which copies the whole cache at every token.
@@ -161,7 +162,8 @@ def _decode(policy: Any, prompts: PromptBatch, gen: Any, keys: Sequence[int], pr
     sampler = FusedSampler(gen, eos)
     uniforms = row_uniforms(keys, steps).to(device) if gen.do_sample else None
     processors = list(processors)
-    drop = not processors  # processors follow generate()'s rows: keep finished rows in, fed padding
+    # Rows that end leave the batch when every processor can follow (select); else they stay in, fed padding.
+    drop = all(callable(getattr(p, "select", None)) for p in processors)
     actions = torch.full((rows, steps), pad, dtype=torch.long, device=device)
     records: Optional[_Records] = None
     live = torch.arange(rows, device=device)       # original index of each row still decoding
@@ -189,6 +191,8 @@ def _decode(policy: Any, prompts: PromptBatch, gen: Any, keys: Sequence[int], pr
                 keep = (~ended).nonzero().squeeze(-1)
                 live, tokens = live[keep], tokens[keep]
                 step.select(keep)
+                for processor in processors:
+                    processor.select(keep)
         else:
             done = done | ended
             if bool(done.all()) or t == steps - 1:

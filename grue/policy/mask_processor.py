@@ -68,6 +68,14 @@ class _MaskProcessor(LogitsProcessor):
     def _restart(self) -> None:
         """Forget what earlier calls fed the masking model (beam search: the beams were reordered)."""
 
+    def select(self, keep: torch.Tensor) -> None:
+        """Keep only the rows `keep`: grue's decode loop drops the rows that ended, from the policy's batch and
+        from every processor's, so NLPO decodes the same batches as PPO (the same rounding: with a mask that
+        binds nowhere, the same run). generate() never calls it: its finished rows stay in, fed padding."""
+        self.prompts = self.prompts.select(keep)
+        if self.cache is not None:
+            self.cache.batch_select_indices(keep)
+
     def _count(self, scores: torch.Tensor, keep: torch.Tensor) -> None:
         candidates = torch.isfinite(scores)
         if 0 < self.top_k < scores.shape[-1]:
@@ -87,6 +95,10 @@ class CausalMaskProcessor(_MaskProcessor):
     def _restart(self) -> None:
         self.attention = self.prompts.attention_mask
 
+    def select(self, keep: torch.Tensor) -> None:
+        super().select(keep)
+        self.attention = self.attention[keep]
+
     def _next_logits(self, new: torch.Tensor) -> torch.Tensor:
         generated = new.shape[1] - (self.prompts.input_ids.shape[1] if self.cache is None else 0)
         if generated > 0:  # tokens generated since the last call are real (or padding after EOS)
@@ -105,6 +117,11 @@ class Seq2SeqMaskProcessor(_MaskProcessor):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.encoder_outputs = None
+
+    def select(self, keep: torch.Tensor) -> None:
+        super().select(keep)
+        if self.encoder_outputs is not None:
+            self.encoder_outputs.last_hidden_state = self.encoder_outputs.last_hidden_state[keep]
 
     def _next_logits(self, new: torch.Tensor) -> torch.Tensor:
         if self.encoder_outputs is None:

@@ -132,7 +132,7 @@ def test_the_records_are_the_distribution_the_tokens_were_drawn_from(kind, setti
     assert (rollout.logp[valid] >= rollout.raw_logp[valid] - 1e-5).all()
 
 
-def test_nlpo_masked_sampling_keeps_finished_rows_and_records_the_mask(tiny_causal_policy):
+def test_nlpo_masked_sampling_records_the_mask_and_draws_as_row_by_row(tiny_causal_policy):
     policy = eos_likely(tiny_causal_policy)
     mask_model = frozen_copy(policy.model)
     with torch.no_grad():
@@ -151,6 +151,53 @@ def test_nlpo_masked_sampling_keeps_finished_rows_and_records_the_mask(tiny_caus
                            seed=1, iteration=0)
     assert [r[v.bool()].tolist() for r, v in zip(rollout.actions, rollout.valid)] == \
         [r[v.bool()].tolist() for r, v in zip(alone.actions, alone.valid)]
+
+
+class _Counting:
+    """Wraps a processor and records how many rows each call sees; `select` only where the inner one has it."""
+
+    def __init__(self, inner, can_select=True):
+        self.inner, self.rows = inner, []
+        if can_select:
+            self.select = inner.select
+
+    def __call__(self, input_ids, scores):
+        self.rows.append(scores.shape[0])
+        return self.inner(input_ids, scores)
+
+
+@pytest.mark.parametrize("kind", ["causal", "seq2seq"])
+def test_ended_rows_leave_the_mask_s_batch_as_they_leave_the_policy_s(kind, request):
+    """NLPO kept finished rows in the batch (fed padding), so its rollout log-probabilities rounded unlike PPO's
+    and a DailyDialog mini NLPO seed whose mask never bound drifted from PPO's at iteration 7. The mask now drops
+    rows with the policy: it sees the policy's live rows, its masks are those of each row decoded alone, and a
+    mask that keeps everything leaves the records PPO's to the last bit. A processor that cannot drop rows still
+    keeps them all in."""
+    policy = eos_likely(request.getfixturevalue(f"tiny_{kind}_policy"))
+    mask_model = frozen_copy(policy.model)
+    with torch.no_grad():
+        for p in mask_model.parameters():
+            p.add_(torch.randn(p.shape, generator=torch.Generator().manual_seed(5)) * 0.5)
+    special, gen = policy.special_token_ids(), gen_cfg(top_k=20, min_new_tokens=2)
+    prompts = policy.encode(PROMPTS)
+    keys = episode_keys(("test", 0), [s.id for s in SAMPLES])
+    counting = _Counting(policy.mask_processor(mask_model, prompts, 0.5, 3, special))
+    masked = decode(policy, prompts, gen, keys, [counting], record=True)
+    lengths = valid_actions(masked.actions, policy.eos_id).sum(-1)
+    assert (lengths < masked.actions.shape[1]).any()  # rows ended early
+    assert counting.rows == [int((lengths > t).sum()) for t in range(len(counting.rows))]
+    for i in range(len(PROMPTS)):  # each row's tokens as if decoded alone, with its own mask
+        one = policy.encode([PROMPTS[i]])
+        alone = decode(policy, one, gen, [keys[i]], [policy.mask_processor(mask_model, one, 0.5, 3, special)])
+        n = int(lengths[i])
+        assert masked.actions[i, :n].tolist() == alone.actions[0, :n].tolist(), i
+    keep_all = policy.mask_processor(mask_model, prompts, 1.0, 10 ** 6, special)
+    plain, unbound = decode(policy, prompts, gen, keys, record=True), decode(policy, prompts, gen, keys, [keep_all],
+                                                                              record=True)
+    assert torch.equal(plain.actions, unbound.actions) and torch.equal(plain.logp, unbound.logp)
+    stays = _Counting(policy.mask_processor(mask_model, prompts, 0.5, 3, special), can_select=False)
+    decode(policy, prompts, gen, keys, [stays])
+    assert set(stays.rows) == {len(PROMPTS)}
 
 
 @pytest.mark.parametrize("kind", ["causal", "seq2seq"])

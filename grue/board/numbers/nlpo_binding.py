@@ -73,9 +73,9 @@ def binding_note(runs: Iterable[Run]) -> str:
             "iterations and seeds; results.json nlpo_mask), and how many seeds equal the unmasked method's run of "
             "the same seed in every metric: " + "; ".join(parts) + ". At 0 the mask removed nothing and NLPO trains "
             "as PPO, so a question comparing NLPO with PPO compares PPO with itself; near 0, nearly so. A seed can "
-            "still differ from PPO's: NLPO keeps finished rows in the generation batch, so its log-probabilities "
-            "round differently from the first iteration, until a sampled token flips; runs made before "
-            "top-k's path was chosen per row could also draw differently outright.")
+            "still differ from PPO's where it was made before NLPO's mask dropped ended rows with the policy (its "
+            "batches were then another shape, so its log-probabilities rounded differently until a sampled token "
+            "flipped) or before top-k's path was chosen per row (its draws could differ outright).")
 
 
 def _row_text(label: str, twin: str, seeds: list[tuple[float, bool]]) -> str:

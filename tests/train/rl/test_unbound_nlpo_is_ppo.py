@@ -7,7 +7,9 @@ sent every row to the whole-vocabulary draw (tests/policy/test_sampling_row_inde
 identity on a whole run: any difference left must come from the mask. Rows end early here (min length 1), so
 NLPO's kept-in finished rows and PPO's dropped ones both occur. The tiny model's rows never tie, so this run
 would not have caught that bug (the unit test does); it fails when NLPO's path changes the distribution in a way
-the mask's count misses (a processor that rescaled the kept logits failed it)."""
+the mask's count misses (a processor that rescaled the kept logits failed it). The updates are equal to the last
+bit since the decode loop drops ended rows from the mask's batch as from PPO's: with finished rows kept in, the
+rollout's log-probabilities rounded differently (a DailyDialog mini seed flipped a token at iteration 7)."""
 from __future__ import annotations
 
 import json
@@ -33,7 +35,6 @@ def test_nlpo_with_a_mask_that_keeps_everything_trains_as_ppo(tiny_imdb_args, tm
         assert all(r["nlpo/mask_bound_fraction"] == 0.0 for r in nlpo_log)
         for key in ("tokens", "episodes", "reward_mean"):  # the same samples
             assert [r[key] for r in nlpo_log] == [r[key] for r in ppo_log], (seed, key)
-        for key in ("kl", "loss/policy", "loss/value"):  # the same updates, to the rounding of other batch shapes
-            assert [r[key] for r in nlpo_log] == pytest.approx([r[key] for r in ppo_log], rel=1e-4, abs=1e-6), key
-        for split, metrics in ppo["metrics"].items():
-            assert nlpo["metrics"][split] == pytest.approx(metrics, rel=1e-6), split
+        for key in ("kl", "loss/policy", "loss/value"):  # the same updates, to the last bit: the same batches
+            assert [r[key] for r in nlpo_log] == [r[key] for r in ppo_log], key
+        assert nlpo["metrics"] == ppo["metrics"]
