@@ -98,7 +98,7 @@ class FusedSampler:
 
     def _sample(self, scores: torch.Tensor, u: torch.Tensor, record: bool):
         """Each row by the k-largest path where its k-th and (k+1)-th values differ, else by the whole vocabulary.
-        Chosen per row: one row's tie (a finished row fed padding, kept in the batch under NLPO's mask) once sent
+        Chosen per row: one row's tie (a finished row fed padding, which NLPO's mask then kept in the batch) once sent
         every row of the batch down the whole-vocabulary path, whose draw walks the vocabulary in id order, not
         by value, so the same uniform picked another token and NLPO with a mask that removed nothing sampled
         unlike PPO."""
