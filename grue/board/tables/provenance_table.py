@@ -29,6 +29,10 @@ def libraries_of(run: Run) -> str:
     return ", ".join(f"{name} {versions[name]}" for name in LIBRARIES if versions.get(name)) or "not recorded"
 
 
+def _first_made(runs: list[Run]) -> str:
+    return min(str(run.doc.get("created") or "") for run in runs)
+
+
 def _day(run: Run) -> str:
     return str(run.doc.get("created") or "")[:10]
 
@@ -44,7 +48,7 @@ def provenance_table(board: Board) -> Table:
     for run in board.found.runs:
         groups[(run.task, run.profile, commit_of(run), libraries_of(run))].append(run)
     for task in ordered_tasks({key[0] for key in groups}):
-        keys = sorted((k for k in groups if k[0] == task), key=lambda k: (k[1], min(str(r.doc.get("created") or "") for r in groups[k]), k[2]))
+        keys = sorted((k for k in groups if k[0] == task), key=lambda k: (k[1], _first_made(groups[k]), k[2]))
         for key in keys:
             runs = groups[key]
             days = sorted(map(_day, runs))
