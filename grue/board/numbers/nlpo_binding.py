@@ -71,9 +71,11 @@ def binding_note(runs: Iterable[Run]) -> str:
                                                               for (_, label, twin), seeds in sorted(rows.items())))
     return ("NLPO's mask, the share of sampling steps at which it removed one of the sampler's candidates (mean over "
             "iterations and seeds; results.json nlpo_mask), and how many seeds equal the unmasked method's run of "
-            "the same seed in every metric: " + "; ".join(parts) + ". At 0 the mask removed nothing and NLPO trains "
-            "as PPO, so a question comparing NLPO with PPO compares PPO with itself; near 0, nearly so. A seed can "
-            "still differ from PPO's where it was made before NLPO's mask dropped ended rows with the policy (its "
+            "the same seed in every metric: " + "; ".join(parts) + ". At 0 the mask removed nothing from the "
+            "rollouts and NLPO trained as PPO, but its evaluation still decodes through the mask (nlpo.mask_at_eval), "
+            "which can bind there (where evaluation samples from the whole vocabulary, say). A seed equal to the "
+            "unmasked run in every metric is that run; where every seed is, a question comparing NLPO with PPO "
+            "compares PPO with itself. A seed can also differ from PPO's where it was made before NLPO's mask dropped ended rows with the policy (its "
             "batches were then another shape, so its log-probabilities rounded differently until a sampled token "
             "flipped) or before top-k's path was chosen per row (its draws could differ outright).")
 
