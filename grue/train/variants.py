@@ -111,6 +111,16 @@ def _find_form(method: str, init: Optional[str], mask: Optional[str]) -> Optiona
     return next((name for name in algorithm_names() if parts(get_algorithm(name)) == (method, init, mask)), None)
 
 
+def without_mask(name: str) -> str:
+    """The registered form of algorithm `name` without its mask (NLPO -> PPO, Supervised+NLPO -> Supervised+PPO,
+    `grpo_mask` -> `grpo`); `name` itself when it has no mask or is not an algorithm."""
+    entry = find_algorithm(name)
+    if entry is None or entry.mask is None:
+        return name
+    method, init, _ = parts(entry)
+    return _find_form(method, init, None) or name
+
+
 def taken_variants(algo: Algorithm) -> tuple[str, ...]:
     """The variant keys a registered entry's method takes (PPO's forms: init and mask; DPO's: init)."""
     base = find_algorithm(parts(algo)[0])

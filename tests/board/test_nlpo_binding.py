@@ -67,7 +67,7 @@ def test_the_note_counts_the_seeds_that_equal_the_unmasked_run_of_the_same_seed(
 
 
 def test_a_masked_variant_is_compared_with_its_unmasked_method():
-    from grue.board.numbers.nlpo_binding import unmasked_algo
+    from grue.train.variants import without_mask
 
-    assert [unmasked_algo(a) for a in ("nlpo", "supervised_nlpo", "grpo_mask", "supervised_rloo_mask", "ppo")] == \
+    assert [without_mask(a) for a in ("nlpo", "supervised_nlpo", "grpo_mask", "supervised_rloo_mask", "ppo")] == \
         ["ppo", "supervised_ppo", "grpo", "supervised_rloo", "ppo"]

@@ -34,22 +34,17 @@ def _masks(algo: str) -> bool:
     return entry is not None and "nlpo" in entry.reads
 
 
-def unmasked_algo(algo: str) -> str:
-    """The algorithm a masked one is the variant of: NLPO of PPO, Supervised+NLPO of Supervised+PPO, X_mask of X."""
-    if algo.endswith("_mask"):
-        return algo[: -len("_mask")]
-    return algo[: -len("nlpo")] + "ppo" if algo.endswith("nlpo") else algo
-
-
-def _same_as_unmasked(run: Run, by_cell: dict[tuple, list[Run]]) -> bool:
-    """Whether the unmasked variant's run of the same task, profile, start and seed reports the same metrics."""
-    twins = by_cell.get((run.profile, run.task, unmasked_algo(run.algo), run.init_model, run.seed), [])
+def _same_as(run: Run, twin: str, by_cell: dict[tuple, list[Run]]) -> bool:
+    """Whether `twin`'s run of the same task, profile, start and seed reports the same metrics as `run`."""
+    twins = by_cell.get((run.profile, run.task, twin, run.init_model, run.seed), [])
     return any(twin.doc.get("metrics") == run.doc.get("metrics") for twin in twins)
 
 
 def binding_note(runs: Iterable[Run]) -> str:
     """One sentence per profile and task with NLPO rows: each row's mean over seeds, and how many of its seeds
     equal the unmasked variant's run of the same seed in every metric; '' when no run masked."""
+    from grue.train.variants import without_mask
+
     runs = list(runs)
     by_cell: dict[tuple, list[Run]] = defaultdict(list)
     for run in runs:
@@ -59,8 +54,9 @@ def binding_note(runs: Iterable[Run]) -> str:
         value = bound_fraction(run)
         if value is not None:
             label = algo_label(run.algo) + (f" ({run.setting_label})" if run.setting_label else "")
-            found[(run.profile, run.task)][(algo_rank(run.algo), label, unmasked_algo(run.algo))].append(
-                (value, _same_as_unmasked(run, by_cell)))
+            twin = without_mask(run.algo)
+            found[(run.profile, run.task)][(algo_rank(run.algo), label, twin)].append(
+                (value, _same_as(run, twin, by_cell)))
     if not found:
         return ""
     parts = []
