@@ -53,6 +53,7 @@ class Run:
         self.algo = get_algorithm(cfg.algo)
         self.accelerator, self.main, self.world = None, True, 1
         self.weights_required = False  # set when this run is another's warm start (its model/ must exist)
+        self.for_weights_only = False  # complete, but trained again because its model/ is gone
         self.resolved_settings: dict[str, str] = {}  # settings made concrete before training (a named teacher's run)
         self.shard_mode, self.sharding = None, None  # grue.runtime.sharding: set when parameters are sharded
         if not needs_relaunch(cfg):  # the launching process of an N-process run needs no engine of its own
@@ -93,7 +94,12 @@ class Run:
             configure_threads(self.cfg)  # building assets (the mini classifier) keeps to `threads=` too
             check_assets(self.cfg)  # before anything is written or trained
         with sigterm_as_interrupt():  # a scheduler's or a sweep's stop ends the run as Ctrl-C does
-            return self._execute_locked()
+            if not (self.for_weights_only and self.main):
+                return self._execute_locked()
+            from grue.run.record_kept import record_kept
+
+            with record_kept(self.dir.path, self.say):  # the weights are made again, the record stays
+                return self._execute_locked()
 
     def _execute_locked(self) -> Path:
         """Under the run's lock: reuse it, relaunch it as N processes, re-score it, or train it."""
@@ -168,6 +174,7 @@ class Run:
                 console.print(f"[yellow]\\[grue] {self.dir.path} finished, but its weights are not here (pruned, or "
                               "the run was copied without them) and the run starting from them needs them: it is trained again, "
                               "same config and seed[/]", soft_wrap=True)
+            self.for_weights_only = True
             return False
         if complete:
             console.print(f"\\[grue] {self.dir.path} is already complete; reusing its results")

@@ -109,22 +109,3 @@ def test_grue_score_of_a_runs_predictions_reproduces_its_metrics(tiny_imdb_args,
     assert "perplexity" in scored["metrics_unavailable"]  # needs the model, which a submission lacks
     expected = {k: v for k, v in trained.items() if k != "perplexity"}
     assert scored["metrics"]["val"] == pytest.approx(expected)
-
-
-def test_a_warm_start_whose_weights_are_gone_is_trained_again(tiny_imdb_args, capsys):
-    """A study resumed on another machine (or with finished runs' weights pruned) has the supervised run's
-    results but not its model/: a warm-started run then trains the supervised run again, to the same numbers,
-    instead of failing on the missing weights."""
-    import shutil
-
-    first = run([*tiny_imdb_args, "algo=supervised_ppo"])
-    sup = next(first.parent.glob("imdb-mini-supervised-seed0-*"))
-    before = json.loads((sup / "results.json").read_text())
-    shutil.rmtree(sup / "model")
-    capsys.readouterr()
-    second = run([*tiny_imdb_args, "algo=supervised_nlpo"])
-    said = capsys.readouterr()
-    assert "its weights are not here" in " ".join((said.out + said.err).split())
-    assert (sup / "model").is_dir() and validate_results(json.loads((second / "results.json").read_text())) == []
-    after = json.loads((sup / "results.json").read_text())
-    assert after["metrics"] == before["metrics"]  # same config and seed: the same model again
