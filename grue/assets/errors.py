@@ -15,4 +15,4 @@ class AssetMissing(GrueUserError, RuntimeError):
             f"  2. point the config at a local copy, e.g. `model.policy=/path/to/dir` or `data.source=/path/to/dir`;\n"
             f"  3. use the packaged CPU-sized assets: `profile=mini`."
         )
-        self.ref = ref
+        self.ref, self.kind, self.why = ref, kind, why

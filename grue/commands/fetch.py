@@ -9,9 +9,9 @@ from grue.runtime.console import console
 
 def fetch_command(cfg: Any) -> None:
     from grue.assets import AssetMissing, resolve_model
-    from grue.run.preflight import hub_assets, resolve_config_dataset
+    from grue.run.preflight import hub_assets, metric_hub_models, resolve_config_dataset
 
-    assets = hub_assets(cfg)
+    assets = hub_assets(cfg) + [("model", ref) for ref in metric_hub_models(cfg)]  # the metrics' models too
     if not assets:
         console.print(f"\\[grue] {cfg.task} ({cfg.profile}) needs nothing from the hub")
         return

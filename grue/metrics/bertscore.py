@@ -31,10 +31,10 @@ import torch
 
 from grue.metrics.base import MetricContext, MetricInputs, MetricValue
 from grue.metrics.hf_models import resolve_or_unavailable
+from grue.metrics.model_refs import metric_model
 from grue.metrics.references import require_references
 from grue.metrics.registry import register
 
-DEFAULT_MODEL = "roberta-large"
 BERT_SCORE_CHUNK = 64  # bert-score's default batch_size, which decides its padding of pairs
 
 
@@ -151,7 +151,7 @@ class BertScoreScorer:
 
 @register(higher_is_better=BertScoreScorer.higher_is_better)
 def build_bertscore(ctx: MetricContext) -> BertScoreScorer:
-    ref = str(ctx.options.get("bertscore_model", DEFAULT_MODEL))
+    ref = metric_model("bertscore", ctx.options)
     layers = ctx.options.get("bertscore_num_layers") or default_layers(ref)
     if not layers:
         raise ValueError(f"bertscore_num_layers is required for {ref!r} (bert-score has no default layer for it)")

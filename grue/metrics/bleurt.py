@@ -16,10 +16,9 @@ from typing import Any
 
 from grue.metrics.base import MetricContext, MetricInputs, MetricUnavailable, MetricValue
 from grue.metrics.hf_models import classifier_logits, load_classifier
+from grue.metrics.model_refs import metric_model
 from grue.metrics.references import require_references
 from grue.metrics.registry import register
-
-DEFAULT_CHECKPOINT = "Elron/bleurt-large-512"
 
 
 class BleurtScorer:
@@ -46,6 +45,6 @@ class BleurtScorer:
 
 @register(higher_is_better=BleurtScorer.higher_is_better)
 def build_bleurt(ctx: MetricContext) -> BleurtScorer:
-    ref = str(ctx.options.get("bleurt_checkpoint", DEFAULT_CHECKPOINT))
+    ref = metric_model("bleurt", ctx.options)
     tokenizer, model = load_classifier(ref, ctx.device, "bleurt")
     return BleurtScorer(tokenizer, model, int(ctx.options.get("bleurt_batch_size", 32)))

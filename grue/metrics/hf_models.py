@@ -16,14 +16,23 @@ from grue.metrics.base import MetricUnavailable
 
 
 def resolve_or_unavailable(ref: str, metric: str) -> str:
-    """A local directory for ``ref``, or MetricUnavailable saying why not and what to do."""
+    """A local directory for ``ref``, or MetricUnavailable saying why not and what to do: `grue fetch` (which
+    downloads metric models, grue.metrics.model_refs) or the metric's own option. The asset layer's ways out
+    name the policy's and the data's settings and the mini profile, none of which helps a metric model: no
+    packaged copy of one exists, so a mini run lacks it too."""
     from grue.assets import resolve_model
     from grue.assets.errors import AssetMissing
+    from grue.metrics.model_refs import METRIC_MODELS
+
+    option = METRIC_MODELS[metric][0]
 
     try:
         return resolve_model(ref)
     except AssetMissing as err:
-        raise MetricUnavailable(f"{metric}: {err}") from None
+        raise MetricUnavailable(
+            f"{metric}: {err.kind} {ref!r} is not available on this machine ({err.why}). Ways out: on a machine "
+            "with hub access run `grue fetch task=<task>` and copy the hub cache here (HF_HOME / HF_HUB_CACHE), "
+            f"or point the metric at a local copy with `eval.metric_options.{option}=/path/to/dir`") from None
 
 
 @lru_cache(maxsize=8)

@@ -16,9 +16,8 @@ from typing import Any
 
 from grue.metrics.base import MetricContext, MetricInputs, MetricValue
 from grue.metrics.hf_models import classifier_logits, load_classifier
+from grue.metrics.model_refs import metric_model
 from grue.metrics.registry import register
-
-DEFAULT_MODEL = "rajkumarrrk/roberta-daily-dialog-intent-classifier"
 
 
 class IntentAccuracy:
@@ -55,7 +54,7 @@ class IntentAccuracy:
 
 @register(higher_is_better=IntentAccuracy.higher_is_better)
 def build_intent_accuracy(ctx: MetricContext) -> IntentAccuracy:
-    ref = str(ctx.options.get("intent_model", DEFAULT_MODEL))
+    ref = metric_model("intent_accuracy", ctx.options)
     tokenizer, model = load_classifier(ref, ctx.device, "intent_accuracy")
     return IntentAccuracy(tokenizer, model, str(ctx.options.get("intent_template", "{context} <EOU> {generation}")),
                           str(ctx.options.get("intent_history_separator", "<EOU>")),

@@ -21,10 +21,9 @@ import torch
 
 from grue.metrics.base import MetricContext, MetricInputs, MetricValue
 from grue.metrics.hf_models import classifier_logits, label_index, load_classifier
+from grue.metrics.model_refs import metric_model
 from grue.metrics.registry import register
 from grue.metrics.text import split_sentences
-
-DEFAULT_MODEL = "tals/albert-xlarge-vitaminc-mnli"
 
 
 class SummacZS:
@@ -73,7 +72,8 @@ class SummacZS:
 
 @register(higher_is_better=SummacZS.higher_is_better)
 def build_summaczs(ctx: MetricContext) -> SummacZS:
-    tokenizer, model = load_classifier(str(ctx.options.get("summac_model", DEFAULT_MODEL)), ctx.device, "summaczs")
+    ref = metric_model("summaczs", ctx.options)
+    tokenizer, model = load_classifier(ref, ctx.device, "summaczs")
     return SummacZS(tokenizer, model, use_ent=bool(ctx.options.get("summac_use_ent", True)),
                     use_con=bool(ctx.options.get("summac_use_con", False)),
                     batch_size=int(ctx.options.get("summac_batch_size", 32)))

@@ -56,6 +56,17 @@ def hub_assets(cfg: Any) -> list[tuple[str, str]]:
     return [(kind, ref) for kind, ref in dict.fromkeys(refs) if ref and not is_packaged(ref) and not os.path.isdir(ref)]
 
 
+def metric_hub_models(cfg: Any) -> list[str]:
+    """The hub models a config's metrics score with (grue.metrics.model_refs). Not among `hub_assets`: a run
+    goes on without one, reporting its metric unavailable, but `grue fetch` downloads them."""
+    from grue.assets.resolve import is_packaged
+    from grue.metrics.model_refs import metric_models
+
+    refs = metric_models(cfg.eval.metrics, cfg.eval.metric_options)
+    return [ref for ref in refs if ref not in {r for _, r in hub_assets(cfg)} and not is_packaged(ref)
+            and not os.path.isdir(ref)]
+
+
 def resolve_config_dataset(cfg: Any, ref: str) -> Any:
     """The dataset of a config, with its subset and revision (only that subset is fetched)."""
     return resolve_dataset(ref, cfg.task, cfg.data.config, cfg.data.revision)
