@@ -15,6 +15,9 @@ failing cell, and exits 1 if any cell failed or was refused.
 Measured: all 140 cells of seed 0 wrote a valid results.json and a row on the sweep's board, in 5,258 s of wall
 time on one thread (commit 3d4348e, the other core busy with a benchmark and tests); one cell was first
 marked failed by the pruning race fixed since (SETTLE_S), and the same command then found all 140 complete.
+Again at commit 7a4896f (the sampler per row, NLPO's mask dropping ended rows): 140/140 at the first try, in
+4,971 s of wall time on one thread, the other core running a study; the largest process held 8.3 GB (`/usr/bin/time
+-v` around the same command).
 
 Each finished cell keeps ~0.5 GB of weights, and 140 of them fill a laptop's disk (it happened: three cells
 died in torch.save). So while the sweep runs, the weights of finished cells are deleted, except those of
