@@ -20,9 +20,10 @@ from omegaconf import DictConfig, OmegaConf
 
 # Keys that change where or how fast a run goes, not what it computes (dotted for keys inside a group).
 # model.gradient_checkpointing recomputes the same activations in the backward pass (gradients equal to
-# float rounding, tests/train/test_gradient_checkpointing.py): memory, not a result.
+# float rounding, tests/train/test_gradient_checkpointing.py): memory, not a result; so does dpo.micro_batch_size
+# (the step's mean gradient summed in parts, tests/train/test_dpo_micro_batches.py).
 NON_SEMANTIC_KEYS = ("output_dir", "device", "threads", "num_processes", "accelerate", "shard", "eval.save_every",
-                     "task_file", "dpo.save_every", "tracking", "model.gradient_checkpointing")
+                     "task_file", "dpo.save_every", "dpo.micro_batch_size", "tracking", "model.gradient_checkpointing")
 # Keys every algorithm reads whatever its groups: a file task's content digest (unset for built-in tasks) and
 # the digests of the python: files the run names (unset without any; grue/extend/code_digests.py).
 TASK_IDENTITY_KEYS = ("task_sha256", "code_sha256")

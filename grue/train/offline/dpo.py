@@ -161,6 +161,20 @@ class DPOTrainer:
         observed = torch.tensor([p.observed for p in batch], device=present.device)
         return dpo_loss(policy_logps, ref_logps, order, observed, self.cfg.dpo.beta, present), present, order[:, 0]
 
+    def _accumulate(self, mine: Sequence[Preference], scale: float) -> dict[str, float]:
+        """Backward of `scale` x the mean loss over `mine`, in parts of dpo.micro_batch_size answers (each part's
+        mean weighted by its share), and the step's statistics as means over `mine`."""
+        size = self.cfg.dpo.micro_batch_size or len(mine)
+        totals: dict[str, float] = {}
+        for at in range(0, len(mine), size):
+            part = mine[at:at + size]
+            share = len(part) / len(mine)
+            out, present, chosen = self._loss(part)
+            self.accelerator.backward(out.loss * (scale * share) if scale * share != 1.0 else out.loss)
+            for key, value in {"loss": out.loss.item(), **choice_stats(out.scores, chosen, present)}.items():
+                totals[key] = totals.get(key, 0.0) + value * share
+        return totals
+
     def train_step(self) -> dict[str, float]:
         """One optimizer step; the training log's line for it."""
         from grue.train.rl.trainer import NonFiniteError
@@ -176,9 +190,7 @@ class DPOTrainer:
         self.optimizer.zero_grad(set_to_none=True)
         stats = {"loss": 0.0, "accuracy": 0.0, "reward_chosen": 0.0, "reward_others": 0.0, "margin": 0.0}
         if mine:
-            out, present, chosen = self._loss(mine)
-            self.accelerator.backward(out.loss * (len(mine) * self.world / len(batch)) if self.world > 1 else out.loss)
-            stats = {"loss": out.loss.item(), **choice_stats(out.scores, chosen, present)}
+            stats = self._accumulate(mine, len(mine) * self.world / len(batch) if self.world > 1 else 1.0)
         sums = global_sum([v * len(mine) for v in stats.values()], self.world)
         stats = {key: total / len(batch) for key, total in zip(stats, sums)}
         if not math.isfinite(stats["loss"]):

@@ -85,6 +85,11 @@ class DPOConfig:
     # the task's rollout length, which the candidates were sampled with.
     max_length: int = rule("${rollout.max_new_tokens}", POSITIVE)
     save_every: int = rule(50, POSITIVE)            # optimizer steps between checkpoints (not part of the hash)
+    # Answers scored per forward and backward pass within one step (unset: the step's whole batch at once). The
+    # step's gradient is the same mean, summed in parts, so it is memory, not a result (not part of the hash):
+    # a batch of 16 answers of 4 CNN/DM candidates is 64 sequences of 208 tokens, whose full-vocabulary logits
+    # and activations outgrow a 24 GiB machine.
+    micro_batch_size: Optional[int] = rule(None, POSITIVE)
     # Share of the queries held out (chosen by a hash of the query id, exactly as a reward model's held-out
     # queries: grue/rewards/learned/training.py), on which the implicit reward's accuracy is reported.
     heldout: float = rule(0.1, Range(low=0, high=1, high_open=True))
