@@ -28,6 +28,9 @@ REAL = ("imdb", "commongen", "dailydialog")
 SYNTHETIC = ("totto", "wmt16", "cnn_dailymail", "narrativeqa")
 METHODS = ("zero_shot", "supervised", "ppo", "nlpo", "supervised_ppo", "supervised_nlpo", "grpo", "rloo",
            "reinforce_pp", "reinforce_pp_baseline", "dpo", "best_of_n", "dapo", "gspo", "cispo", "gdpo", "distill")
+# DPO's answers per pass within a step (not hashed: memory only). CNN/DM's 16 answers x 4 candidates of up to 208
+# tokens in one pass were killed for memory at 21 GB on a 24 GiB machine (grue/train/offline/dpo_config.py).
+DPO_MICRO_BATCH = 4
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -37,7 +40,8 @@ def grue(*args: str) -> list[str]:
 
 def sweep(out: Path, tasks: list[str], seeds: str, threads: int, dry_run: bool) -> list[str]:
     return grue("sweep", f"task={','.join(tasks)}", "profile=mini", f"seed={seeds}", f"threads={threads}",
-                f"output_dir={out}", f"algo={','.join(METHODS)}", *(["--dry-run"] if dry_run else []))
+                f"output_dir={out}", f"algo={','.join(METHODS)}", f"dpo.micro_batch_size={DPO_MICRO_BATCH}",
+                *(["--dry-run"] if dry_run else []))
 
 
 def reuse(out: Path, folders: list[Path], tasks: list[str], seeds: tuple[int, ...]) -> int:
