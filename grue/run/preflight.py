@@ -62,9 +62,9 @@ def metric_hub_models(cfg: Any) -> list[str]:
     from grue.assets.resolve import is_packaged
     from grue.metrics.model_refs import metric_models
 
-    refs = metric_models(cfg.eval.metrics, cfg.eval.metric_options)
-    return [ref for ref in refs if ref not in {r for _, r in hub_assets(cfg)} and not is_packaged(ref)
-            and not os.path.isdir(ref)]
+    required = {ref for _, ref in hub_assets(cfg)}  # listed once: fetched as the run's own assets
+    return [ref for ref in metric_models(cfg.eval.metrics, cfg.eval.metric_options)
+            if ref not in required and not is_packaged(ref) and not os.path.isdir(ref)]
 
 
 def resolve_config_dataset(cfg: Any, ref: str) -> Any:
