@@ -29,18 +29,23 @@ _RECORD_FILES = (RESULTS, CONFIG, CONFIG_HASH, STATUS)
 _RECORD_FOLDERS = (LOGS, PREDICTIONS)
 
 
-def record_files(run: Path) -> dict[str, bytes]:
-    """The run's record, name (relative, POSIX) -> bytes: what a study commits, not its weights or caches."""
+def record_names(run: Path) -> list[str]:
+    """The names (relative, POSIX) of the run's record: what a study commits, not its weights or caches."""
     names = [name for name in _RECORD_FILES if (run / name).is_file()]
     for folder in _RECORD_FOLDERS:
         if (run / folder).is_dir():
             names += sorted(p.relative_to(run).as_posix() for p in (run / folder).rglob("*") if p.is_file())
-    return {name: (run / name).read_bytes() for name in names}
+    return names
+
+
+def record_files(run: Path) -> dict[str, bytes]:
+    """The run's record, name -> bytes."""
+    return {name: (run / name).read_bytes() for name in record_names(run)}
 
 
 def put_back(run: Path, record: dict[str, bytes]) -> None:
     """The run's record exactly as `record` holds it: files written since that it did not have are removed."""
-    for name in set(record_files(run)) - set(record):
+    for name in set(record_names(run)) - set(record):
         (run / name).unlink()
     for name, data in record.items():
         atomic_write_bytes(run / name, data)
