@@ -71,3 +71,21 @@ def test_a_masked_variant_is_compared_with_its_unmasked_method():
 
     assert [without_mask(a) for a in ("nlpo", "supervised_nlpo", "grpo_mask", "supervised_rloo_mask", "ppo")] == \
         ["ppo", "supervised_ppo", "grpo", "supervised_rloo", "ppo"]
+
+
+def test_a_seed_whose_scores_differ_only_in_a_scorer_s_last_digits_is_the_same_run(tmp_path):
+    """The remade CommonGen NLPO seed 0 decoded PPO's texts on every prompt; scored at another commit, its
+    BERTScore differed from PPO's by 2.5e-9. A drifted seed's scores move by far more."""
+    from grue.board.numbers.nlpo_binding import same_metrics
+
+    ppo = {"test": {"bertscore": 0.3568523299569885, "bleu": 0.0, "spice": float("nan")}}
+    assert same_metrics(ppo, {"test": {"bertscore": 0.3568523383388917, "bleu": 0.0, "spice": float("nan")}})
+    assert not same_metrics(ppo, {"test": {"bertscore": 0.3568623383388917, "bleu": 0.0, "spice": float("nan")}})
+    assert not same_metrics(ppo, {"test": {"bertscore": 0.3568523299569885, "bleu": 0.0}})  # a metric missing
+    assert not same_metrics(ppo, {"test": {"bertscore": 0.3568523299569885, "bleu": 0.0, "spice": 0.1}})
+    for seed in (0, 1):
+        _nlpo(tmp_path, seed, 0.0)
+        nudge = 2.5e-9 if seed == 0 else 1e-4
+        write_run(tmp_path, results_doc("imdb", "ppo", seed, {"test": {"sentiment": 0.6 + seed / 100 + nudge}}))
+    text = board_markdown(build_board([tmp_path], BoardOptions(with_paper=False)))
+    assert "imdb (mini): NLPO 0.0000 (2 seeds; 1 equal PPO's)" in text.split("## Table 2 questions")[1]

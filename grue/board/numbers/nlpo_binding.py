@@ -9,6 +9,7 @@ for runs written before that field.
 """
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from typing import Iterable, Optional
 
@@ -34,10 +35,25 @@ def _masks(algo: str) -> bool:
     return entry is not None and "nlpo" in entry.reads
 
 
+# Two runs with the same generations can still differ in a model-based score's last digits when they were scored
+# at different commits: the board study's remade CommonGen NLPO seed 0 decoded PPO's texts on every prompt, and
+# its BERTScore differed from PPO's by 2.5e-9. A drift of a token moves a score far more than this.
+SAME_SCORE = 1e-7
+
+
+def same_metrics(a: object, b: object) -> bool:
+    """Equal metric trees: the same splits and metric names, every value within SAME_SCORE (NaN equals NaN)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_metrics(a[k], b[k]) for k in a)
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+        return (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=SAME_SCORE, abs_tol=SAME_SCORE)
+    return a == b
+
+
 def _same_as(run: Run, twin: str, by_cell: dict[tuple, list[Run]]) -> bool:
     """Whether `twin`'s run of the same task, profile, start and seed reports the same metrics as `run`."""
     twins = by_cell.get((run.profile, run.task, twin, run.init_model, run.seed), [])
-    return any(twin.doc.get("metrics") == run.doc.get("metrics") for twin in twins)
+    return any(same_metrics(twin.doc.get("metrics"), run.doc.get("metrics")) for twin in twins)
 
 
 def binding_note(runs: Iterable[Run]) -> str:
@@ -67,7 +83,8 @@ def binding_note(runs: Iterable[Run]) -> str:
                                                               for (_, label, twin), seeds in sorted(rows.items())))
     return ("NLPO's mask, the share of sampling steps at which it removed one of the sampler's candidates (mean over "
             "iterations and seeds; results.json nlpo_mask), and how many seeds equal the unmasked method's run of "
-            "the same seed in every metric: " + "; ".join(parts) + ". At 0 the mask removed nothing from the "
+            f"the same seed in every metric (to {SAME_SCORE:g}: a scorer rounds differently at another commit): "
+            + "; ".join(parts) + ". At 0 the mask removed nothing from the "
             "rollouts and NLPO trained as PPO, but its evaluation still decodes through the mask (nlpo.mask_at_eval), "
             "which can bind there (where evaluation samples from the whole vocabulary, say). A seed equal to the "
             "unmasked run in every metric is that run; where every seed is, a question comparing NLPO with PPO "
