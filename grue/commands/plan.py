@@ -3,16 +3,23 @@
     grue plan task=imdb algo=ppo profile=paper [model.lora.rank=16] [model.gradient_checkpointing=true]
               [model.mixed_precision=bf16] [num_processes=4 shard=full] [any config key=value]
 
-The estimate adds up what a PPO/NLPO iteration holds at its peak, the update of one minibatch: the
-weights of every model (policy, reference, NLPO's masking model, critic), the gradients and AdamW
-moments of what trains, autocast's half-precision weight copies, the rollout's action masks, the
-update's activations (the policy's, or with a separate critic the larger of the policy's and the
-critic's: the policy's graph is freed before the critic's forward), the vocabulary head's chunks, and
-the process itself. The model is read from its config.json alone (built on the meta device: no weights
-are loaded). Activations follow a per-token, per-block count of what autograd keeps (8 hidden-size
-vectors, 3 key/value-size vectors and 4 MLP-size vectors; with gradient checkpointing one hidden-size
-vector per block plus one block recomputed). Reward and metric models are not counted. docs/speed.md
-compares the estimate with measured peaks.
+The estimate adds up what a run holds at its peak, which is the pass that trains:
+- RL (PPO, NLPO and every critic-free method): the update of one minibatch. That is the weights of every model
+  (policy, reference, NLPO's masking model, critic), the gradients and AdamW moments of what trains,
+  autocast's half-precision weight copies, the rollout's action masks, the update's activations (the
+  policy's, or with a separate critic the larger of the policy's and the critic's: the policy's graph is freed
+  before the critic's forward), the vocabulary head's chunks, and the process itself.
+- Supervised: one teacher-forced batch of `supervised.batch_size` pairs, whose loss takes the model's whole
+  logits (a decoder-only model's at every prompt and target position).
+- DPO: one pass of `dpo.micro_batch_size` answers (unset: the step's `dpo.batch_size`), each of its k
+  candidates a row of prompt + `dpo.max_length` tokens, with their full-vocabulary logits; the frozen reference,
+  and RMSprop's one moment (AdamW's two with dpo.optimizer=adamw).
+- Zero-shot and best-of-n train nothing: the weights and the process.
+The model is read from its config.json alone (built on the meta device: no weights are loaded). Activations
+follow a per-token, per-block count of what autograd keeps (8 hidden-size vectors, 3 key/value-size vectors
+and 4 MLP-size vectors; with gradient checkpointing one hidden-size vector per block plus one block
+recomputed). Reward and metric models, and decoding's caches, are not counted. docs/speed.md compares the
+estimate with measured peaks (PPO: scripts/bench_memory.py; DPO: scripts/bench_dpo_memory.py).
 """
 from __future__ import annotations
 
@@ -105,8 +112,7 @@ def _world(cfg: Any) -> tuple[int, Optional[str]]:
 
 def estimate(cfg: Any, facts: Optional[ModelFacts] = None, prompt_tokens: Optional[int] = None,
              device: Optional[str] = None) -> Plan:
-    """The peak memory per device of one RL iteration of `cfg` (a loaded run config)."""
-    from grue.policy import logprobs
+    """The peak memory per device of `cfg`'s training pass (a loaded run config; module docstring)."""
     from grue.policy.lora import lora_settings
     from grue.train.registry import get_algorithm
 
@@ -117,22 +123,60 @@ def estimate(cfg: Any, facts: Optional[ModelFacts] = None, prompt_tokens: Option
     plan = Plan(device=device)
     world, shard = _world(cfg)
     weight_share = 1 / world if shard == "full" else 1.0       # FSDP FULL_SHARD: parameters sharded too
-    state_share = 1 / world if shard else 1.0                  # both modes shard gradients and AdamW moments
     b = DTYPE_BYTES[model.dtype]
     lora = lora_settings(cfg) is not None
-    mixed = getattr(model, "mixed_precision", "no") != "no"
-    checkpointing = bool(getattr(model, "gradient_checkpointing", False))
-    rl = algo.trains == "rl"
-    nlpo = "nlpo" in algo.reads
-    separate = rl and not algo.critic_free and model.value_model == "separate"
 
     plan.add("policy weights", facts.params * b * weight_share, f"{facts.params / 1e6:,.1f}M parameters x {b} B")
+    if algo.trains == "nothing":  # evaluated (or sampled from) as it is: no gradients, no optimizer
+        plan.add("process", PROCESS_GPU if device == "cuda" else PROCESS_CPU, _process_how(device))
+        return plan
+    state_share = 1 / world if shard else 1.0                  # both modes shard gradients and AdamW moments
     trained = facts.lora if lora else facts.params
-    plan.add("policy gradients + AdamW moments", 3 * trained * b * state_share,
-             f"{trained / 1e6:,.2f}M trained ({'adapters' if lora else 'all'}) x 3 x {b} B")
-    if rl:
-        plan.add("reference pi_0", 0 if lora else facts.params * b * weight_share,
-                 "the base with adapters disabled: no copy" if lora else "a frozen copy")
+    optimizer, moments = ("RMSprop", 1) if algo.trains == "preferences" and cfg.dpo.optimizer == "rmsprop" else ("AdamW", 2)
+    plan.add(f"policy gradients + {optimizer} moments", (1 + moments) * trained * b * state_share,
+             f"{trained / 1e6:,.2f}M trained ({'adapters' if lora else 'all'}) x {1 + moments} x {b} B")
+    if algo.trains == "rl":
+        _rl_lines(plan, cfg, algo, facts, prompt_tokens, world, weight_share, state_share)
+    else:
+        if algo.trains == "preferences":  # pi_ref, frozen (grue/train/offline/loop.py frozen_copy)
+            plan.add("reference pi_ref", (facts.lora if lora else facts.params) * b * weight_share,
+                     "a copy of the adapters" if lora else "a frozen copy")
+        if getattr(model, "mixed_precision", "no") != "no":
+            plan.add("autocast weight copies", facts.params * 2 * weight_share, "half-precision casts kept for a pass")
+        _teacher_forced_lines(plan, cfg, algo, facts, prompt_tokens, world)
+    plan.add("process", PROCESS_GPU if device == "cuda" else PROCESS_CPU, _process_how(device))
+    return plan
+
+
+def _process_how(device: str) -> str:
+    return "CUDA context" if device == "cuda" else "interpreter, libraries, data"
+
+
+def _activations(cfg: Any, facts: ModelFacts, rows: int, seq: int) -> tuple[int, str]:
+    """What autograd keeps of one forward pass over `rows` x `seq` tokens, and how it was counted."""
+    model = cfg.model
+    act_bytes = 2 if getattr(model, "mixed_precision", "no") != "no" else DTYPE_BYTES[model.dtype]
+    per_token_block = 8 * facts.hidden + 3 * facts.kv + 4 * facts.mlp
+    block = rows * seq * per_token_block * act_bytes
+    if getattr(model, "gradient_checkpointing", False):
+        return (facts.layers * rows * seq * facts.hidden * act_bytes + 2 * block,
+                f"{rows} x {seq} tokens, checkpointed: {facts.layers} block inputs + one block recomputed")
+    return facts.layers * block + block, f"{rows} x {seq} tokens x {facts.layers} blocks x {per_token_block:,} values"
+
+
+def _rl_lines(plan: Plan, cfg: Any, algo: Any, facts: ModelFacts, prompt_tokens: Optional[int], world: int,
+              weight_share: float, state_share: float) -> None:
+    """An RL update's models, activations and rollout masks (module docstring)."""
+    from grue.policy import logprobs
+    from grue.policy.lora import lora_settings
+
+    model = cfg.model
+    b = DTYPE_BYTES[model.dtype]
+    lora = lora_settings(cfg) is not None
+    nlpo = "nlpo" in algo.reads
+    separate = not algo.critic_free and model.value_model == "separate"
+    plan.add("reference pi_0", 0 if lora else facts.params * b * weight_share,
+             "the base with adapters disabled: no copy" if lora else "a frozen copy")
     if nlpo:
         plan.add("NLPO masking model", (facts.lora if lora else facts.params) * b * weight_share,
                  "a copy of the adapters" if lora else "a frozen copy")
@@ -144,30 +188,57 @@ def estimate(cfg: Any, facts: Optional[ModelFacts] = None, prompt_tokens: Option
     elif separate:
         plan.add("critic (weights, gradients, AdamW)", facts.trunk * b * (weight_share + 3 * state_share),
                  f"separate trunk, {facts.trunk / 1e6:,.1f}M parameters, all trained")
-    if mixed:
+    if getattr(model, "mixed_precision", "no") != "no":
         copies = facts.params + (facts.trunk if separate else 0)
         plan.add("autocast weight copies", copies * 2 * weight_share, "half-precision casts kept for a pass")
-
     rows, seq, actions = _update_batch(cfg, prompt_tokens)
-    act_bytes = 2 if mixed else b
-    per_token_block = 8 * facts.hidden + 3 * facts.kv + 4 * facts.mlp
-    block = rows * seq * per_token_block * act_bytes
-    if checkpointing:
-        policy_act = facts.layers * rows * seq * facts.hidden * act_bytes + 2 * block
-        how = f"{rows} x {seq} tokens, checkpointed: {facts.layers} block inputs + one block recomputed"
-    else:
-        policy_act = facts.layers * block + block
-        how = f"{rows} x {seq} tokens x {facts.layers} blocks x {per_token_block:,} values"
-    plan.add("update activations", policy_act, how)  # a separate critic's are made after the policy's are freed
+    size, how = _activations(cfg, facts, rows, seq)
+    plan.add("update activations", size, how)  # a separate critic's are made after the policy's are freed
     chunk = min(rows * actions * facts.vocab, logprobs.CHUNK_ELEMENTS)
     plan.add("vocabulary head chunks", 4 * chunk * 4, f"{chunk / 1e6:,.1f}M logits a chunk, ~4 float32 copies")
     episodes = max(1, -(-int(cfg.ppo.steps_per_update) // max(1, int(cfg.rollout.max_new_tokens))))
-    if rl and (int(cfg.rollout.top_k or 0) > 0 or nlpo):
+    if int(cfg.rollout.top_k or 0) > 0 or nlpo:
         per_rank = -(-episodes // world)
         plan.add("rollout action masks", per_rank * actions * facts.vocab, "bool [episodes, T, V] of top-k/NLPO")
-    plan.add("process", PROCESS_GPU if device == "cuda" else PROCESS_CPU,
-             "CUDA context" if device == "cuda" else "interpreter, libraries, data")
-    return plan
+
+
+def _teacher_forced_lines(plan: Plan, cfg: Any, algo: Any, facts: ModelFacts, prompt_tokens: Optional[int],
+                          world: int) -> None:
+    """A supervised batch's or a DPO pass's activations and whole logits (module docstring)."""
+    prompt = int(prompt_tokens if prompt_tokens is not None else cfg.model.max_prompt_length)
+    seq2seq = cfg.model.kind == "seq2seq"
+    if algo.trains == "preferences":
+        d = cfg.dpo
+        answers = min(int(d.micro_batch_size or d.batch_size), -(-int(d.batch_size) // world))
+        k, source = dpo_candidates(cfg)
+        rows, target = answers * k, int(d.max_length)
+        positions = target if seq2seq else target + 1  # the head runs at the action states and the last one
+        what = f"{answers} answers x {k} candidates ({source})"
+    else:
+        sup = cfg.supervised
+        rows, target = -(-int(sup.batch_size) // world), int(sup.max_length)
+        positions = target if seq2seq else prompt + target  # the model's own loss: logits at every position
+        what = f"{rows} pairs"
+    size, how = _activations(cfg, facts, rows, prompt + target)
+    plan.add("pass activations", size, f"{what}: {how}")
+    # kept for the backward (the log-normaliser's input), then its gradient and the softmax that makes it
+    logits = rows * positions * facts.vocab
+    plan.add("vocabulary logits", 3 * logits * 4,
+             f"{rows} x {positions} positions x {facts.vocab:,} float32, 3 copies (logits, softmax, gradient)")
+
+
+def dpo_candidates(cfg: Any) -> tuple[int, str]:
+    """The most candidates one DPO answer holds: the comparisons file's widest query, or for
+    dpo.comparisons=auto (whose file may not be made yet) the k it draws per query (reward.k)."""
+    from grue.train.offline.auto_recipe import is_auto
+
+    path = cfg.dpo.comparisons
+    if not path or is_auto(path):
+        return int(cfg.reward.k), "reward.k, the made file's"
+    from grue.train.offline.preferences import read_preferences, widest
+
+    train, held = read_preferences(path, cfg.dpo.heldout)
+    return widest(train + held), "the file's widest query"
 
 
 def _update_batch(cfg: Any, prompt_tokens: Optional[int]) -> tuple[int, int, int]:

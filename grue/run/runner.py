@@ -223,7 +223,7 @@ class Run:
         from grue.policy.load import load_policy
 
         policy = load_policy(cfg, init_ref, self.device)
-        truncation = self._start_lines(policy, splits, threads)
+        truncation = self._start_lines(policy, splits, threads, init_ref)
         scorers = build_task_scorers(cfg, policy, self.device) if self.main else None  # metrics: main process
         for name, why in (scorers.unavailable.items() if scorers else ()):
             console.print(f"[yellow]\\[grue] metric {name} unavailable: {why}[/]")
@@ -257,9 +257,10 @@ class Run:
         self._barrier()  # no rank returns before results.json (and model/) exist
         return self.dir.path
 
-    def _start_lines(self, policy: Any, splits: dict, threads: int) -> dict:
+    def _start_lines(self, policy: Any, splits: dict, threads: int, init_ref: str) -> dict:
         """Said once (main process) before the work starts: the threads, the time the run should take, how
-        many prompts of each split the policy's limit cuts (also recorded in results.json)."""
+        many prompts of each split the policy's limit cuts (also recorded in results.json), and a warning
+        when the run's estimated peak memory is more than is free (grue/run/memory_check.py)."""
         from grue.run.time_estimate import estimate_line
         from grue.run.truncation import count_for_run, truncation_line, truncation_record
         from grue.runtime.thread_default import thread_line
@@ -269,7 +270,18 @@ class Run:
             console.print(f"\\[grue] {thread_line(threads, self.cfg.threads)}; {estimate_line(self.cfg)}",
                           soft_wrap=True)
             console.print(f"\\[grue] {truncation_line(self.cfg, counts)}", soft_wrap=True)
+            self._warn_on_memory(init_ref)
         return truncation_record(self.cfg, counts)
+
+    def _warn_on_memory(self, init_ref: str) -> None:
+        from grue.run.memory_check import memory_warning
+
+        try:
+            warning = memory_warning(self.cfg, init_ref, str(self.device))
+        except Exception as err:  # an estimate that cannot be made (a plug-in's model, say) must not stop the run
+            warning = f"no memory estimate for this run ({type(err).__name__}: {err})"
+        if warning:
+            self.say(warning, warning=True)
 
     def _initial_model(self) -> str:
         """The model training starts from; a warm-started run first trains (or reuses) the run it starts from."""

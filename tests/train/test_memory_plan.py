@@ -47,3 +47,49 @@ def test_nlpo_counts_its_masking_model_and_the_command_prints_the_peak(tiny_mode
     plan_command(["task=imdb", "profile=mini", "algo=ppo", f"model.policy={tiny_model_dirs.policy}", "model.lora.rank=4"])
     out = capsys.readouterr().out
     assert "LoRA rank 4" in out and "estimated peak per device" in out
+
+
+def _offline(tiny_model_dirs, algo, *extra):
+    return load_config(["task=imdb", "profile=mini", f"algo={algo}", f"model.policy={tiny_model_dirs.policy}", *extra])
+
+
+# the tiny GPT-2's values autograd keeps per token per block: 8 x hidden 32 + 3 x key/value 32 + 4 x MLP 128
+TINY_PER_TOKEN_BLOCK = 8 * 32 + 3 * 32 + 4 * 128
+
+
+def test_a_dpo_pass_is_sized_by_its_answers_candidates_and_length(tiny_model_dirs, tmp_path):
+    from tests.train.dpo_fixtures import praise_comparisons
+
+    three = praise_comparisons(tmp_path / "three.jsonl", 20, k=3)
+    base = ["dpo.batch_size=8", "dpo.max_length=6", "model.max_prompt_length=10", f"dpo.comparisons={three}"]
+    whole = estimate(_offline(tiny_model_dirs, "dpo", *base))
+    micro = estimate(_offline(tiny_model_dirs, "dpo", *base, "dpo.micro_batch_size=2"))
+    facts = model_facts(_offline(tiny_model_dirs, "dpo", *base))
+    # by hand: 8 answers x 3 candidates (the file's widest), 10 + 6 tokens, (2 blocks + 1) x the block count, fp32
+    assert _line(whole, "pass activations") == 8 * 3 * 16 * 3 * TINY_PER_TOKEN_BLOCK * 4
+    assert _line(micro, "pass activations") * 4 == _line(whole, "pass activations")
+    # the head at the 6 action states and the last one, 3 float32 copies
+    assert _line(whole, "vocabulary logits") == 3 * 8 * 3 * 7 * facts.vocab * 4
+    assert _line(whole, "reference pi_ref") == facts.params * 4
+    assert _line(whole, "policy gradients + RMSprop") == 2 * facts.params * 4
+    adamw = estimate(_offline(tiny_model_dirs, "dpo", *base, "dpo.optimizer=adamw"))
+    assert _line(adamw, "policy gradients + AdamW") == 3 * facts.params * 4
+    auto = estimate(_offline(tiny_model_dirs, "dpo", "dpo.batch_size=8", "dpo.max_length=6",
+                             "model.max_prompt_length=10", "dpo.comparisons=auto", "reward.k=5"))
+    assert _line(auto, "pass activations") == 8 * 5 * 16 * 3 * TINY_PER_TOKEN_BLOCK * 4  # reward.k: the made file's
+
+
+def test_supervised_counts_its_batch_and_whole_logits_and_zero_shot_only_the_weights(tiny_model_dirs, capsys):
+    from grue.commands.plan import plan_command
+
+    sup = estimate(_offline(tiny_model_dirs, "supervised", "supervised.batch_size=4", "supervised.max_length=6",
+                            "model.max_prompt_length=10"))
+    facts = model_facts(_offline(tiny_model_dirs, "supervised"))
+    assert _line(sup, "pass activations") == 4 * 16 * 3 * TINY_PER_TOKEN_BLOCK * 4
+    assert _line(sup, "vocabulary logits") == 3 * 4 * 16 * facts.vocab * 4  # a decoder-only model's loss: every position
+    assert not any(name.startswith("reference") for name, _, _ in sup.lines)
+    zero = estimate(_offline(tiny_model_dirs, "zero_shot"))
+    assert [name for name, _, _ in zero.lines] == ["policy weights", "process"]
+    plan_command(["task=imdb", "profile=mini", "algo=dpo", f"model.policy={tiny_model_dirs.policy}",
+                  "dpo.comparisons=auto", "dpo.micro_batch_size=2"])
+    assert "2 answers x" in capsys.readouterr().out
