@@ -6,8 +6,9 @@ seed. Left alone, the retrain rewrites the record too (results.json with a new c
 run.json, the logs), so a committed study's files change although nothing about the run did. The record is
 the run's account of itself, and a board reads it; the weights are a by-product made again. So:
 
-- the retrain gives the recorded metrics (to the last digit, as a deterministic run does): the record is
-  put back byte for byte, and only model/ is new;
+- the retrain gives the recorded metrics (to the digits a scorer repeats, grue/results/same_scores.py: a
+  model-based score such as BERTScore moves by 1e-9 between processes on the same texts): the record is put
+  back byte for byte, and only model/ is new;
 - it gives other metrics (another machine, a non-deterministic kernel): the new record stays, because it
   describes the weights now in model/ that the warm-started run starts from, and the old results are kept
   beside it (RESULTS_BEFORE) with a warning, never silently lost;
@@ -21,6 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
 
+from grue.results.same_scores import same_metrics
 from grue.storage.atomic import atomic_write_bytes
 from grue.storage.run_layout import CONFIG, CONFIG_HASH, LOGS, PREDICTIONS, RESULTS, STATUS
 
@@ -51,9 +53,8 @@ def put_back(run: Path, record: dict[str, bytes]) -> None:
         atomic_write_bytes(run / name, data)
 
 
-def _metrics(results: bytes) -> str:
-    """The metrics in one canonical spelling (NaN compares equal to NaN here, as it should)."""
-    return json.dumps(json.loads(results)["metrics"], sort_keys=True)
+def _metrics(results: bytes) -> object:
+    return json.loads(results)["metrics"]
 
 
 @contextmanager
@@ -66,7 +67,7 @@ def record_kept(run: Path, say: Callable[..., None]) -> Iterator[None]:
         put_back(run, before)
         raise
     after = (run / RESULTS).read_bytes()
-    if _metrics(after) == _metrics(before[RESULTS]):
+    if same_metrics(_metrics(after), _metrics(before[RESULTS])):
         put_back(run, before)
         say(f"{run} trained again for its weights: its metrics equal the recorded ones, and its record "
             "(results, logs, predictions) is kept as it was")

@@ -76,7 +76,7 @@ def test_a_masked_variant_is_compared_with_its_unmasked_method():
 def test_a_seed_whose_scores_differ_only_in_a_scorer_s_last_digits_is_the_same_run(tmp_path):
     """The remade CommonGen NLPO seed 0 decoded PPO's texts on every prompt; scored at another commit, its
     BERTScore differed from PPO's by 2.5e-9. A drifted seed's scores move by far more."""
-    from grue.board.numbers.nlpo_binding import same_metrics
+    from grue.results.same_scores import same_metrics
 
     ppo = {"test": {"bertscore": 0.3568523299569885, "bleu": 0.0, "spice": float("nan")}}
     assert same_metrics(ppo, {"test": {"bertscore": 0.3568523383388917, "bleu": 0.0, "spice": float("nan")}})

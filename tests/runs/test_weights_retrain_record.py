@@ -59,6 +59,21 @@ def test_a_retrain_with_other_metrics_keeps_the_new_record_and_the_old_results_b
     assert now["metrics"]["test"]["sentiment"] == pytest.approx(recorded["metrics"]["test"]["sentiment"] - 0.25)
 
 
+def test_a_retrain_whose_scores_differ_in_a_scorer_s_last_digits_keeps_the_record(
+        tiny_imdb_args, supervised_without_weights, capsys):
+    """CommonGen's Supervised seed 0, trained again for its weights, decoded its recorded texts on every prompt;
+    only BERTScore moved, by 1e-9. That is the recorded run, and its record stays as it was."""
+    sup = supervised_without_weights
+    recorded = json.loads((sup / "results.json").read_text())
+    recorded["metrics"]["test"]["sentiment"] += 3e-9
+    (sup / "results.json").write_text(json.dumps(recorded))
+    record = record_files(sup)
+    capsys.readouterr()
+    run([*tiny_imdb_args, "algo=supervised_nlpo"])
+    assert "its record (results, logs, predictions) is kept" in said(capsys)
+    assert record_files(sup) == record and not (sup / RESULTS_BEFORE).exists()
+
+
 def test_a_failed_retrain_leaves_the_record_as_it_was(tiny_imdb_args, supervised_without_weights, monkeypatch):
     sup = supervised_without_weights
     record = record_files(sup)

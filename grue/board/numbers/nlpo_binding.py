@@ -9,12 +9,12 @@ for runs written before that field.
 """
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from typing import Iterable, Optional
 
 from grue.board.numbers.collect import Run
 from grue.board.task_info import algo_label, algo_rank, ordered_tasks
+from grue.results.same_scores import SAME_SCORE, same_metrics
 from grue.storage.run_layout import read_jsonl, train_log
 from grue.train.rl.nlpo_mask import mask_results
 
@@ -33,21 +33,6 @@ def _masks(algo: str) -> bool:
 
     entry = find_algorithm(algo)
     return entry is not None and "nlpo" in entry.reads
-
-
-# Two runs with the same generations can still differ in a model-based score's last digits when they were scored
-# at different commits: the board study's remade CommonGen NLPO seed 0 decoded PPO's texts on every prompt, and
-# its BERTScore differed from PPO's by 2.5e-9. A drift of a token moves a score far more than this.
-SAME_SCORE = 1e-7
-
-
-def same_metrics(a: object, b: object) -> bool:
-    """Equal metric trees: the same splits and metric names, every value within SAME_SCORE (NaN equals NaN)."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(same_metrics(a[k], b[k]) for k in a)
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
-        return (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=SAME_SCORE, abs_tol=SAME_SCORE)
-    return a == b
 
 
 def _same_as(run: Run, twin: str, by_cell: dict[tuple, list[Run]]) -> bool:
