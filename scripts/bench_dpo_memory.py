@@ -47,12 +47,13 @@ def one(task: str, micro: int, threads: int) -> dict:
     trainer = DPOTrainer(cfg, policy, frozen_copy(policy.model), accelerator)
     trainer.say = say
     trainer.prepare()
+    prompts = policy.encode([p.prompt for p in trainer.train[:64]])  # the estimate's prompt length
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     start = time.perf_counter()
     stats = trainer.train_step()
     return {"micro": micro, "step_s": time.perf_counter() - start, "loss": stats["loss"],
             "peak_before_step_mib": before, "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-            "prompt_tokens": max(int(policy.encode([p.prompt for p in trainer.train[:64]]).attention_mask.sum(-1).max()), 1)}
+            "prompt_tokens": max(int(prompts.attention_mask.sum(-1).max()), 1)}
 
 
 def estimate_mib(task: str, micro: int, prompt_tokens: int) -> float:

@@ -132,7 +132,8 @@ def estimate(cfg: Any, facts: Optional[ModelFacts] = None, prompt_tokens: Option
         return plan
     state_share = 1 / world if shard else 1.0                  # both modes shard gradients and AdamW moments
     trained = facts.lora if lora else facts.params
-    optimizer, moments = ("RMSprop", 1) if algo.trains == "preferences" and cfg.dpo.optimizer == "rmsprop" else ("AdamW", 2)
+    rmsprop = algo.trains == "preferences" and cfg.dpo.optimizer == "rmsprop"  # DPO's default: one moment
+    optimizer, moments = ("RMSprop", 1) if rmsprop else ("AdamW", 2)
     plan.add(f"policy gradients + {optimizer} moments", (1 + moments) * trained * b * state_share,
              f"{trained / 1e6:,.2f}M trained ({'adapters' if lora else 'all'}) x {1 + moments} x {b} B")
     if algo.trains == "rl":

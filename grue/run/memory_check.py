@@ -1,10 +1,11 @@
 """Before a run trains: a warning when `grue plan`'s estimate of its peak needs more memory than is free.
 
-The board study's CNN/DailyMail DPO cell was killed by the kernel at its second step, after minutes of scoring
-the reference, holding 21 GB on a 24 GiB machine; `grue plan` estimates 21.6 GiB for it. The estimate is a
-lower bound (docs/speed.md: it leaves out the backward pass's working memory), so a run it warns about will
-not fit, and saying so at the start costs a second where the kill cost the run. It warns only: the memory
-free now is not the memory free later, and a user may know better.
+The board study's CNN/DailyMail DPO cell was killed by the kernel at its second step, after minutes of
+scoring the reference, holding 21 GB on a 24 GiB machine; `grue plan task=cnn_dailymail algo=dpo
+profile=mini` estimates 21.6 GiB for it (docs/speed.md compares the estimate with measured DPO peaks:
+scripts/bench_dpo_memory.py). The estimate is a lower bound for PPO and within 14 % for DPO, so a run it
+warns about will not fit, and saying so at the start costs a second where the kill cost the run. It warns
+only: the memory free now is not the memory free later, and a user may know better.
 """
 from __future__ import annotations
 

@@ -86,7 +86,8 @@ def test_supervised_counts_its_batch_and_whole_logits_and_zero_shot_only_the_wei
                             "model.max_prompt_length=10"))
     facts = model_facts(_offline(tiny_model_dirs, "supervised"))
     assert _line(sup, "pass activations") == 4 * 16 * 3 * TINY_PER_TOKEN_BLOCK * 4
-    assert _line(sup, "vocabulary logits") == 3 * 4 * 16 * facts.vocab * 4  # a decoder-only model's loss: every position
+    # a decoder-only model's own loss: logits at every prompt and target position
+    assert _line(sup, "vocabulary logits") == 3 * 4 * 16 * facts.vocab * 4
     assert not any(name.startswith("reference") for name, _, _ in sup.lines)
     zero = estimate(_offline(tiny_model_dirs, "zero_shot"))
     assert [name for name, _, _ in zero.lines] == ["policy weights", "process"]
