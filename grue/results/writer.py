@@ -13,6 +13,7 @@ from omegaconf import OmegaConf
 from grue.config.read_groups import shown_config
 from grue.metrics.registry import higher_is_better, known_metrics
 from grue.results.digests import split_digest
+from grue.results.revisions import CURRENT
 from grue.results.schema import SCHEMA_VERSION
 from grue.train.offline.comparisons_record import comparisons_fields
 from grue.train.registry import find_algorithm, optimises_reward
@@ -63,6 +64,7 @@ def results_document(cfg: Any, task: Any, config_hash: str, init_model: str, met
         "versions": {"grue": _version("grue"), "python": platform.python_version(), "torch": _version("torch"),
                      "transformers": _version("transformers"), "accelerate": _version("accelerate")},
         "git_commit": _git_commit(),
+        "code_revision": CURRENT,  # the latest fix that changes numbers at the same settings (grue/results/revisions.py)
         "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "wall_time_s": round(wall_time_s, 1),
         "splits": {split: {"source": "validation" if (split == "test" and task.test_references_hidden) else

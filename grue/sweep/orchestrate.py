@@ -70,6 +70,8 @@ def describe(sweep: SweepPlan, retry_failed: bool = False) -> list[str]:
                 RUNNING: "running in another process (waits for it)"}.get(state.status, "to run")
         if cell.hash in sweep.refused:
             note = "refused: " + "; ".join(sweep.refused[cell.hash])
+        if state.status == COMPLETE:
+            note += _made_before(sweep, cell)
         lines.append(f"{cell.key}  {cell.label:<48} {note}")
         if state.error:
             lines.append(f"{'':14}error: {state.error}")
@@ -81,6 +83,22 @@ def describe(sweep: SweepPlan, retry_failed: bool = False) -> list[str]:
     lines.append(f"{len(sweep.cells)} cells: {counts[COMPLETE]} complete, {todo} to run{refused}, {counts[FAILED]} "
                  f"failed; books in {sweep.books.root}")
     return lines
+
+
+def _made_before(sweep: SweepPlan, cell: Cell) -> str:
+    """'; made before revision N' for a complete cell made before a fix that changes its numbers, else ''."""
+    from grue.results.revisions import missed_revisions
+
+    try:
+        doc = json.loads(sweep.books.run_dir(cell).results.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ""
+    revisions, certain = missed_revisions(doc, cell.cfg.algo)
+    if not revisions:
+        return ""
+    numbers = ", ".join(str(r.number) for r in revisions)
+    return (f"; made before revision {numbers} (grue/results/revisions.py), which changes its numbers: delete its "
+            "folder to make it again" if certain else "; made at a commit this checkout cannot place")
 
 
 def preflight_cells(cells: Sequence[Cell]) -> list[str]:

@@ -66,7 +66,39 @@ def provenance_table(board: Board) -> Table:
                            "includes any change between them): " + "; ".join(mixed) + ".")
     elif table.rows:
         table.notes.append("Every row's seeds were made by one commit and one set of library versions.")
+    stale = stale_rows(board.found.runs)
+    if stale:
+        table.notes.append("Rows with seeds made before a fix that changes their algorithm's numbers at the same "
+                           "settings (grue/results/revisions.py; delete such a run's folder and run the same sweep "
+                           "again to make it with today's code): " + "; ".join(stale) + ".")
     return table
+
+
+def stale_rows(runs: list[Run]) -> list[str]:
+    """'task algorithm: n of m seeds before revision r (what it fixed)' for each row group with such seeds."""
+    from grue.results.revisions import missed_revisions
+
+    by_row: dict[tuple, list[Run]] = defaultdict(list)
+    for run in runs:
+        by_row[(*run.group, run.setting)].append(run)
+    tasks = ordered_tasks({key[0] for key in by_row})
+    out = []
+    for key in sorted(by_row, key=lambda k: (tasks.index(k[0]), algo_rank(k[1]), k)):
+        missed: dict[int, tuple[str, int]] = {}
+        unknown = 0
+        for run in by_row[key]:
+            revisions, certain = missed_revisions(run.doc, run.algo)
+            unknown += bool(revisions) and not certain
+            for revision in revisions if certain else ():
+                missed[revision.number] = (revision.what, missed.get(revision.number, ("", 0))[1] + 1)
+        seeds = len(by_row[key])
+        parts = [f"{count} of {seeds} seeds before revision {number} ({what})"
+                 for number, (what, count) in sorted(missed.items())]
+        if unknown:
+            parts.append(f"{unknown} of {seeds} seeds made at a commit this checkout cannot place")
+        if parts:
+            out.append(f"{key[0]} {algo_label(key[1])}: {', '.join(parts)}")
+    return out
 
 
 def mixed_rows(runs: list[Run]) -> list[str]:
