@@ -193,9 +193,13 @@ _DPO_GROUPS = {"dpo": "grue.train.offline.dpo_config:DPOConfig"}
 # mock labeler (dpo.comparisons=auto; grue/train/offline/auto_recipe.py), so the whole grid runs with no hand
 # step; a file given on the command line replaces it (same hash as before this default existed).
 # The rollout group is read by the auto recipe only (sampling the candidates); its digest holds it.
+# Four answers per pass (dpo.micro_batch_size: memory only, not hashed, so no run's hash moves): a whole step of
+# 16 answers x 4 candidates needs an estimated 21.6 GiB on CNN/DM mini and 27.8 GiB on ToTTo mini (`grue plan
+# task=totto algo=dpo profile=mini dpo.micro_batch_size=null`), more than a 24 GiB laptop; at 4, CNN/DM's step
+# peaked at 8.1 GB (docs/speed.md, scripts/bench_dpo_memory.py).
 _DPO_RECIPE_READS = {"rollout": "grue.train.offline.auto_recipe:recipe_off"}
 _DPO_MINI = {"mini": {"dpo": {"comparisons": "auto", "batch_size": 16, "learning_rate": 1e-5, "warmup_steps": 2,
-                              "max_steps": 8, "save_every": 4}}}
+                              "max_steps": 8, "save_every": 4, "micro_batch_size": 4}}}
 for _algo in (
     Algorithm("dpo", "DPO", "#2ca02c", trains="preferences", reads=("dpo",), takes=("init",),
               trainer="grue.train.offline.dpo:DPOTrainer", config_groups=_DPO_GROUPS, profile_presets=_DPO_MINI,

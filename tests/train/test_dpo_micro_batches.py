@@ -72,3 +72,19 @@ def test_the_micro_batch_size_is_not_part_of_the_run_s_identity():
     base = ["task=imdb", "profile=mini", "algo=dpo", "dpo.comparisons=auto"]
     assert config_hash(load_config(base)) == config_hash(load_config([*base, "dpo.micro_batch_size=2"]))
     assert config_hash(load_config(base)) != config_hash(load_config([*base, "dpo.batch_size=2"]))
+
+
+def test_every_mini_dpo_cell_is_sized_for_a_laptop():
+    """The mini profile is CPU-sized: its DPO passes 4 answers at a time, so every task's estimated peak stays under
+    12 GiB; a whole step of 16 answers in one pass would need 10-28 GiB (ToTTo's 27.8), which a 24 GiB machine
+    cannot hold. Unset by hand, the estimate says so."""
+    from grue.commands.plan import estimate
+    from tasks import task_names
+
+    gib = 1024 ** 3
+    for task in task_names():
+        cfg = load_config([f"task={task}", "profile=mini", "algo=dpo"])
+        assert cfg.dpo.micro_batch_size == 4, task
+        assert estimate(cfg).peak < 12 * gib, task
+    whole = load_config(["task=totto", "profile=mini", "algo=dpo", "dpo.micro_batch_size=null"])
+    assert estimate(whole).peak > 24 * gib
