@@ -54,8 +54,9 @@ def test_the_board_names_rows_with_seeds_from_before_a_revision(tmp_path):
         doc["code_revision"] = 0
         write_run(tmp_path, doc)
     board = build_board([tmp_path], BoardOptions(with_paper=False))
-    assert stale_rows(board.found.runs) == [f"imdb NLPO: 2 of 3 seeds before revision 1 ({NLPO_FIX.what})"]
-    assert "imdb NLPO: 2 of 3 seeds before revision 1" in provenance_table(board).notes[-1]
+    assert stale_rows(board.found.runs) == [("imdb NLPO (2 of 3 seeds before revision 1)", [1])]
+    note = provenance_table(board).notes[-1]
+    assert "imdb NLPO (2 of 3 seeds before revision 1)." in note and note.count(NLPO_FIX.what) == 1
 
 
 def test_a_sweep_lists_a_complete_cell_made_before_a_revision(tiny_imdb_args, capsys):

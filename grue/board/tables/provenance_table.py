@@ -68,51 +68,55 @@ def provenance_table(board: Board) -> Table:
         table.notes.append("Every row's seeds were made by one commit and one set of library versions.")
     stale = stale_rows(board.found.runs)
     if stale:
+        from grue.results.revisions import REVISIONS
+
+        named = sorted({n for row in stale for n in row[1]})
+        what = " ".join(f"Revision {r.number}: {r.what}." for r in REVISIONS if r.number in named)
         table.notes.append("Rows with seeds made before a fix that changes their algorithm's numbers at the same "
                            "settings (grue/results/revisions.py; delete such a run's folder and run the same sweep "
-                           "again to make it with today's code): " + "; ".join(stale) + ".")
+                           "again to make it with today's code): " + "; ".join(text for text, _ in stale) + ". " + what)
     return table
 
 
-def stale_rows(runs: list[Run]) -> list[str]:
-    """'task algorithm: n of m seeds before revision r (what it fixed)' for each row group with such seeds."""
+def stale_rows(runs: list[Run]) -> list[tuple[str, list[int]]]:
+    """('task algorithm (n of m seeds before revision r)', the revisions named) for each row group with such seeds."""
     from grue.results.revisions import missed_revisions
 
-    by_row: dict[tuple, list[Run]] = defaultdict(list)
-    for run in runs:
-        by_row[(*run.group, run.setting)].append(run)
-    tasks = ordered_tasks({key[0] for key in by_row})
     out = []
-    for key in sorted(by_row, key=lambda k: (tasks.index(k[0]), algo_rank(k[1]), k)):
-        missed: dict[int, tuple[str, int]] = {}
+    for key, group in row_groups(runs):
+        missed: dict[int, int] = defaultdict(int)
         unknown = 0
-        for run in by_row[key]:
+        for run in group:
             revisions, certain = missed_revisions(run.doc, run.algo)
             unknown += bool(revisions) and not certain
             for revision in revisions if certain else ():
-                missed[revision.number] = (revision.what, missed.get(revision.number, ("", 0))[1] + 1)
-        seeds = len(by_row[key])
-        parts = [f"{count} of {seeds} seeds before revision {number} ({what})"
-                 for number, (what, count) in sorted(missed.items())]
+                missed[revision.number] += 1
+        seeds = len(group)
+        parts = [f"{count} of {seeds} seeds before revision {number}" for number, count in sorted(missed.items())]
         if unknown:
             parts.append(f"{unknown} of {seeds} seeds made at a commit this checkout cannot place")
         if parts:
-            out.append(f"{key[0]} {algo_label(key[1])}: {', '.join(parts)}")
+            out.append((f"{key[0]} {algo_label(key[1])} ({', '.join(parts)})", sorted(missed)))
     return out
 
 
 def mixed_rows(runs: list[Run]) -> list[str]:
     """'task algorithm (n commits[, m library versions])' for each row group whose seeds differ in code."""
-    by_row: dict[tuple, list[Run]] = defaultdict(list)
-    for run in runs:
-        by_row[(*run.group, run.setting)].append(run)
-    tasks = ordered_tasks({key[0] for key in by_row})
     out = []
-    for key in sorted(by_row, key=lambda k: (tasks.index(k[0]), algo_rank(k[1]), k)):
-        commits = {commit_of(r) for r in by_row[key]}
-        libraries = {libraries_of(r) for r in by_row[key]}
+    for key, group in row_groups(runs):
+        commits = {commit_of(r) for r in group}
+        libraries = {libraries_of(r) for r in group}
         parts = ([f"{len(commits)} commits"] if len(commits) > 1 else []) + \
                 ([f"{len(libraries)} library versions"] if len(libraries) > 1 else [])
         if parts:
             out.append(f"{key[0]} {algo_label(key[1])} ({', '.join(parts)})")
     return out
+
+
+def row_groups(runs: list[Run]) -> list[tuple[tuple, list[Run]]]:
+    """The runs by row group and setting, in the board's order of tasks and algorithms."""
+    by_row: dict[tuple, list[Run]] = defaultdict(list)
+    for run in runs:
+        by_row[(*run.group, run.setting)].append(run)
+    tasks = ordered_tasks({key[0] for key in by_row})
+    return [(key, by_row[key]) for key in sorted(by_row, key=lambda k: (tasks.index(k[0]), algo_rank(k[1]), k))]
