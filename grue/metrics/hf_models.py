@@ -43,6 +43,10 @@ def load_classifier(ref: str, device: str, metric: str) -> tuple[Any, Any]:
     path = resolve_or_unavailable(ref, metric)
     try:
         tokenizer = AutoTokenizer.from_pretrained(path)
+        # right padding whatever the saved tokenizer says: an encoder with absolute positions (BERT, RoBERTa) scores a
+        # left-padded text at shifted positions, so its score would depend on the longest text in its batch, and a
+        # tokenizer saved after left-padded calls keeps that side in its tokenizer.json
+        tokenizer.padding_side = "right"
         model = AutoModelForSequenceClassification.from_pretrained(path).to(device).eval()
     except (OSError, ValueError) as err:
         raise MetricUnavailable(f"{metric}: could not load {ref!r} as a classifier: {err}") from None

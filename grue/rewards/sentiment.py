@@ -36,6 +36,10 @@ class SentimentClassifier:
         path = resolve_model(ref)
         self.tokenizer = AutoTokenizer.from_pretrained(path)
         self.tokenizer.truncation_side = "left"
+        # right padding whatever the saved tokenizer says: an encoder with absolute positions (BERT, RoBERTa) scores a
+        # left-padded text at shifted positions, so its score would depend on the longest text in its batch, and a
+        # tokenizer saved after left-padded calls keeps that side in its tokenizer.json
+        self.tokenizer.padding_side = "right"
         self.model = AutoModelForSequenceClassification.from_pretrained(path).to(device).eval()
         self.batch_size = batch_size
         self.positive_label = positive_label
