@@ -9,6 +9,7 @@ only: the memory free now is not the memory free later, and a user may know bett
 """
 from __future__ import annotations
 
+import os
 from typing import Any, Optional
 
 GIB = 1024 ** 3
@@ -43,9 +44,7 @@ def held_bytes(device: str) -> int:
 
         return int(torch.cuda.memory_allocated(torch.device(device)))
     try:
-        with open("/proc/self/statm") as f:
-            import os
-
+        with open("/proc/self/statm") as f:  # size, resident, ...: in pages
             return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
     except (OSError, ValueError):
         return 0
@@ -70,5 +69,5 @@ def memory_warning(cfg: Any, model_ref: str, device: str) -> Optional[str]:
         return None
     what = "per device" if sharing == 1 else f"for {sharing} processes on this machine"
     return (f"`grue plan` estimates this run's peak at {plan.peak * sharing / GIB:.1f} GiB {what}, more than the "
-            f"{(free + held) / GIB:.1f} GiB free to it now; the estimate is a lower bound, so it is "
-            f"likely to be killed for memory. Lower it with {LEVERS[trains]} (see `grue plan` with the same arguments)")
+            f"{(free + held) / GIB:.1f} GiB free to it now; the estimate is a lower bound, so it is likely to be "
+            f"killed for memory. Lower it with {LEVERS[trains]} (see `grue plan` with the same arguments)")
