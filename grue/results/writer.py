@@ -64,7 +64,8 @@ def results_document(cfg: Any, task: Any, config_hash: str, init_model: str, met
         "versions": {"grue": _version("grue"), "python": platform.python_version(), "torch": _version("torch"),
                      "transformers": _version("transformers"), "accelerate": _version("accelerate")},
         "git_commit": _git_commit(),
-        "code_revision": CURRENT,  # the latest fix that changes numbers at the same settings (grue/results/revisions.py)
+        # the latest fix that changes numbers at the same settings (grue/results/revisions.py)
+        "code_revision": CURRENT,
         "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "wall_time_s": round(wall_time_s, 1),
         "splits": {split: {"source": "validation" if (split == "test" and task.test_references_hidden) else
