@@ -14,6 +14,11 @@ valid results.json); a supervised run committed without its weights is trained a
 distillation needs them. `--reuse
 FOLDER...` first copies in the finished runs of earlier studies whose config hash is one of this study's cells
 (their results, config, logs and predictions; not their weights), so a cell run before is not run again.
+
+A finished cell made before a fix that changes its algorithm's numbers (a numbered revision,
+grue/results/revisions.py) is still complete: `--dry-run` marks it "made before revision N", the board page's
+Code versions notes name its row, and deleting its folder makes the command run it again with today's code (the
+study's NLPO and Supervised+NLPO cells on the real tasks were remade so, this way).
 """
 from __future__ import annotations
 
@@ -28,8 +33,8 @@ REAL = ("imdb", "commongen", "dailydialog")
 SYNTHETIC = ("totto", "wmt16", "cnn_dailymail", "narrativeqa")
 METHODS = ("zero_shot", "supervised", "ppo", "nlpo", "supervised_ppo", "supervised_nlpo", "grpo", "rloo",
            "reinforce_pp", "reinforce_pp_baseline", "dpo", "best_of_n", "dapo", "gspo", "cispo", "gdpo", "distill")
-# DPO's answers per pass within a step (not hashed: memory only). CNN/DM's 16 answers x 4 candidates of up to 208
-# tokens in one pass were killed for memory at 21 GB on a 24 GiB machine (grue/train/offline/dpo_config.py).
+# DPO's answers per pass within a step (not hashed: memory only), as the mini preset now sets it too. CNN/DM's 16
+# answers x 4 candidates of up to 208 tokens in one pass were killed for memory at 21 GB on a 24 GiB machine.
 DPO_MICRO_BATCH = 4
 ROOT = Path(__file__).resolve().parents[1]
 
