@@ -86,7 +86,11 @@ def model_facts(cfg: Any, model_ref: Optional[str] = None) -> ModelFacts:
     adapters = 0
     settings = lora.lora_settings(cfg)
     if settings is not None:
-        lora.add_adapters(model, settings)
+        # peft draws its adapters' initial values from torch's global generator even on the meta device: a run
+        # asks for this estimate before it trains (grue/run/memory_check.py), on its main process only, and a
+        # draw here would change what the run samples next and part its ranks
+        with torch.random.fork_rng(devices=[]):
+            lora.add_adapters(model, settings)
         adapters = sum(p.numel() for n, p in model.named_parameters() if lora.is_adapter_key(n))
     # sizes from the decoder's config where two stacks keep one each (EncoderDecoderModel, grue.policy.stack_config)
     encoder, decoder = stack_configs(config)[0], decoder_config(config)

@@ -12,6 +12,17 @@ def _line(plan, what):
     return next(size for name, size, _ in plan.lines if name.startswith(what))
 
 
+def test_the_estimate_leaves_torch_s_generator_as_it_was(tiny_model_dirs):
+    """A run asks for the estimate before it trains, on its main process only: a draw here (peft initialises
+    adapters from the global generator, even on the meta device) changed what a LoRA run sampled next and
+    parted a two-process run's ranks."""
+    import torch
+
+    state = torch.get_rng_state()
+    model_facts(_cfg(tiny_model_dirs, "model.lora.rank=4"))
+    assert torch.equal(state, torch.get_rng_state())
+
+
 def test_the_model_is_counted_from_its_config_without_weights(tiny_model_dirs):
     from transformers import AutoModelForCausalLM
 
@@ -61,7 +72,8 @@ def test_a_dpo_pass_is_sized_by_its_answers_candidates_and_length(tiny_model_dir
     from tests.train.dpo_fixtures import praise_comparisons
 
     three = praise_comparisons(tmp_path / "three.jsonl", 20, k=3)
-    base = ["dpo.batch_size=8", "dpo.max_length=6", "model.max_prompt_length=10", f"dpo.comparisons={three}"]
+    base = ["dpo.batch_size=8", "dpo.max_length=6", "model.max_prompt_length=10", f"dpo.comparisons={three}",
+            "dpo.micro_batch_size=null"]  # the mini preset's 4 unset: the whole step in one pass
     whole = estimate(_offline(tiny_model_dirs, "dpo", *base))
     micro = estimate(_offline(tiny_model_dirs, "dpo", *base, "dpo.micro_batch_size=2"))
     facts = model_facts(_offline(tiny_model_dirs, "dpo", *base))
@@ -75,7 +87,8 @@ def test_a_dpo_pass_is_sized_by_its_answers_candidates_and_length(tiny_model_dir
     adamw = estimate(_offline(tiny_model_dirs, "dpo", *base, "dpo.optimizer=adamw"))
     assert _line(adamw, "policy gradients + AdamW") == 3 * facts.params * 4
     auto = estimate(_offline(tiny_model_dirs, "dpo", "dpo.batch_size=8", "dpo.max_length=6",
-                             "model.max_prompt_length=10", "dpo.comparisons=auto", "reward.k=5"))
+                             "model.max_prompt_length=10", "dpo.comparisons=auto", "reward.k=5",
+                             "dpo.micro_batch_size=null"))
     assert _line(auto, "pass activations") == 8 * 5 * 16 * 3 * TINY_PER_TOKEN_BLOCK * 4  # reward.k: the made file's
 
 
