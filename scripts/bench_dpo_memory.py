@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import resource
-import subprocess
 import sys
 import tempfile
 import time
@@ -22,6 +21,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "scripts"))
+
+from bench_memory import in_fresh_process  # noqa: E402  (scripts/ is not a package)
 
 
 def dpo_args(task: str, micro: int) -> list[str]:
@@ -76,12 +78,7 @@ def main() -> None:
     results = []
     for micro in (int(m) for m in args.micro.split(",")):
         cmd = [sys.executable, __file__, "--task", args.task, "--one", str(micro), "--threads", str(args.threads)]
-        out = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO,
-                             env={**__import__("os").environ, "OMP_NUM_THREADS": str(args.threads)})
-        sys.stderr.write(out.stderr[-2000:])
-        if out.returncode:
-            raise SystemExit(f"micro-batch {micro} failed")
-        results.append(json.loads(out.stdout.strip().splitlines()[-1]))
+        results.append(in_fresh_process(cmd, args.threads, f"micro-batch {micro}"))
     print(f"{args.task} mini DPO, one step of 16 answers; threads {args.threads}")
     print("| dpo.micro_batch_size | step s | peak RSS before the step MiB | peak RSS MiB | estimate MiB | "
           "estimate / measured |")

@@ -133,6 +133,19 @@ def saved_per_token_block(tokens: int = 72) -> float:
     return kept / (tokens * model.config.num_hidden_layers)
 
 
+def in_fresh_process(cmd: list[str], threads: int, what: str) -> dict:
+    """Run one measurement in a process of its own (its peak RSS is its own) and read the JSON line it prints
+    last; its stderr's tail is passed on."""
+    import os
+
+    out = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO,
+                         env={**os.environ, "OMP_NUM_THREADS": str(threads)})
+    sys.stderr.write(out.stderr[-2000:])
+    if out.returncode:
+        raise SystemExit(f"{what} failed")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def estimate_mib(name: str, shared: bool, prompt_tokens: int) -> float:
     from grue.commands.plan import MIB, estimate
     from grue.config import load_config
@@ -164,12 +177,7 @@ def main() -> None:
     for name in names:
         cmd = [sys.executable, __file__, "--one", name, "--iters", str(args.iters), "--threads", str(args.threads),
                *(["--shared"] if args.shared else [])]
-        out = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO,
-                             env={**__import__("os").environ, "OMP_NUM_THREADS": str(args.threads)})
-        sys.stderr.write(out.stderr[-2000:])
-        if out.returncode:
-            raise SystemExit(f"{name} failed")
-        results.append(json.loads(out.stdout.strip().splitlines()[-1]))
+        results.append(in_fresh_process(cmd, args.threads, name))
     base = next((r for r in results if r["name"] == "fp32"), results[0])
     print(f"critic: {'shared trunk' if args.shared else 'separate'}; threads {args.threads}; "
           f"{args.iters} measured iteration(s) after one warm-up")

@@ -141,7 +141,7 @@ def estimate(cfg: Any, facts: Optional[ModelFacts] = None, prompt_tokens: Option
     plan.add(f"policy gradients + {optimizer} moments", (1 + moments) * trained * b * state_share,
              f"{trained / 1e6:,.2f}M trained ({'adapters' if lora else 'all'}) x {1 + moments} x {b} B")
     if algo.trains == "rl":
-        _rl_lines(plan, cfg, algo, facts, prompt_tokens, world, weight_share, state_share)
+        _rl_lines(plan, cfg, algo, facts, prompt_tokens, world, lora, weight_share, state_share)
     else:
         if algo.trains == "preferences":  # pi_ref, frozen (grue/train/offline/loop.py frozen_copy)
             plan.add("reference pi_ref", (facts.lora if lora else facts.params) * b * weight_share,
@@ -170,14 +170,12 @@ def _activations(cfg: Any, facts: ModelFacts, rows: int, seq: int) -> tuple[int,
 
 
 def _rl_lines(plan: Plan, cfg: Any, algo: Any, facts: ModelFacts, prompt_tokens: Optional[int], world: int,
-              weight_share: float, state_share: float) -> None:
+              lora: bool, weight_share: float, state_share: float) -> None:
     """An RL update's models, activations and rollout masks (module docstring)."""
     from grue.policy import logprobs
-    from grue.policy.lora import lora_settings
 
     model = cfg.model
     b = DTYPE_BYTES[model.dtype]
-    lora = lora_settings(cfg) is not None
     nlpo = "nlpo" in algo.reads
     separate = not algo.critic_free and model.value_model == "separate"
     plan.add("reference pi_0", 0 if lora else facts.params * b * weight_share,

@@ -17,12 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional
 
-
-def _samples_through_nlpo_mask(algo: str) -> bool:
-    from grue.train.registry import find_algorithm
-
-    entry = find_algorithm(algo)
-    return entry is not None and "nlpo" in entry.reads
+from grue.train.variants import samples_through_nlpo_mask
 
 
 @dataclass(frozen=True)
@@ -34,7 +29,7 @@ class Revision:
 
 
 REVISIONS = (
-    Revision(1, "448c158", _samples_through_nlpo_mask,
+    Revision(1, "448c158", samples_through_nlpo_mask,
              "NLPO's mask drops ended rows with the policy and top-k's path is chosen per row, so a mask that never "
              "binds trains PPO's run exactly (before, such a run could drift from PPO's by rounding or draw another "
              "token)"),

@@ -111,6 +111,13 @@ def _find_form(method: str, init: Optional[str], mask: Optional[str]) -> Optiona
     return next((name for name in algorithm_names() if parts(get_algorithm(name)) == (method, init, mask)), None)
 
 
+def samples_through_nlpo_mask(name: str) -> bool:
+    """Whether runs of algorithm `name` sample through NLPO's mask (they read the nlpo group: NLPO, its warm-started
+    form and every masked variant); False for a name that is not an algorithm."""
+    entry = find_algorithm(name)
+    return entry is not None and "nlpo" in entry.reads
+
+
 def without_mask(name: str) -> str:
     """The registered form of algorithm `name` without its mask (NLPO -> PPO, Supervised+NLPO -> Supervised+PPO,
     `grpo_mask` -> `grpo`); `name` itself when it has no mask or is not an algorithm."""

@@ -17,22 +17,16 @@ from grue.board.task_info import algo_label, algo_rank, ordered_tasks
 from grue.results.same_scores import SAME_SCORE, same_metrics
 from grue.storage.run_layout import read_jsonl, train_log
 from grue.train.rl.nlpo_mask import mask_results
+from grue.train.variants import samples_through_nlpo_mask
 
 
 def bound_fraction(run: Run) -> Optional[float]:
     """The run's mean share of sampling steps at which the mask changed the candidates; None without a mask."""
     record = run.doc.get("nlpo_mask")
-    if record is None and _masks(run.algo):  # written before the field: its train log ([] when it has none)
+    # written before the field: its train log ([] when it has none), read only for runs that sample through a mask
+    if record is None and samples_through_nlpo_mask(run.algo):
         record = mask_results(read_jsonl(train_log(run.path))).get("nlpo_mask")
     return None if record is None else float(record["mean_bound_fraction"])
-
-
-def _masks(algo: str) -> bool:
-    """Whether runs of `algo` sample through NLPO's mask (they read the nlpo group): only their logs are read."""
-    from grue.train.registry import find_algorithm
-
-    entry = find_algorithm(algo)
-    return entry is not None and "nlpo" in entry.reads
 
 
 def _same_as(run: Run, twin: str, by_cell: dict[tuple, list[Run]]) -> bool:
