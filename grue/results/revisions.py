@@ -11,6 +11,7 @@ Add a revision only for a change of numbers at unchanged settings; a new setting
 """
 from __future__ import annotations
 
+import re
 import subprocess
 from dataclasses import dataclass
 from functools import lru_cache
@@ -36,6 +37,7 @@ REVISIONS = (
 )
 CURRENT = max(r.number for r in REVISIONS)
 _REPO = Path(__file__).resolve().parents[2]
+_COMMIT_ID = re.compile(r"[0-9a-f]{7,40}")
 
 
 @lru_cache(maxsize=None)
@@ -54,11 +56,12 @@ def revision_of(doc: Mapping[str, Any]) -> Optional[int]:
     if doc.get("code_revision") is not None:
         return int(doc["code_revision"])
     commit = doc.get("git_commit")
-    if not commit:
+    # a results file may be a submitter's: only a commit id reaches git, never an option or a revision expression
+    if not isinstance(commit, str) or not _COMMIT_ID.fullmatch(commit):
         return None
     made = 0
     for revision in sorted(REVISIONS, key=lambda r: r.number):
-        known = _is_ancestor(revision.commit, str(commit))
+        known = _is_ancestor(revision.commit, commit)
         if known is None:
             return None
         if known:

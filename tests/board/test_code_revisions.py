@@ -34,6 +34,17 @@ def test_a_run_is_placed_by_its_recorded_revision_or_else_by_its_commit():
     assert revision_of({"git_commit": "0" * 40}) is None and revision_of({"git_commit": None}) is None
 
 
+def test_a_recorded_commit_that_is_not_a_commit_id_never_reaches_git(monkeypatch):
+    from grue.results import revisions
+
+    calls = []
+    monkeypatch.setattr(revisions, "_is_ancestor", lambda older, newer: calls.append(newer) or True)
+    for given in ("--output=/tmp/x", "HEAD~1", "main", 3, "abc"):
+        assert revision_of({"git_commit": given}) is None
+    assert calls == []
+    assert revision_of({"git_commit": "a" * 40}) == CURRENT and calls
+
+
 def test_only_the_algorithms_a_revision_changes_missed_it():
     before = {"code_revision": 0}
     assert missed_revisions(before, "nlpo") == ([NLPO_FIX], True)
