@@ -17,8 +17,9 @@ FOLDER...` first copies in the finished runs of earlier studies whose config has
 
 A finished cell made before a fix that changes its algorithm's numbers (a numbered revision,
 grue/results/revisions.py) is still complete: `--dry-run` marks it "made before revision N", the board page's
-Code versions notes name its row, and deleting its folder makes the command run it again with today's code (the
-study's NLPO and Supervised+NLPO cells on the real tasks were remade so, this way).
+Code versions notes name its row, and `--remake-stale` makes it again with today's code, moving the old run into
+the sweep's books (`sweeps/<hash>/replaced/`) where no board counts it. (The study's NLPO and Supervised+NLPO
+cells on the real tasks were remade before that flag existed, by deleting their folders.)
 """
 from __future__ import annotations
 
@@ -43,10 +44,11 @@ def grue(*args: str) -> list[str]:
     return [sys.executable, str(ROOT / "cli.py"), *args]
 
 
-def sweep(out: Path, tasks: list[str], seeds: str, threads: int, dry_run: bool) -> list[str]:
+def sweep(out: Path, tasks: list[str], seeds: str, threads: int, dry_run: bool,
+          remake_stale: bool = False) -> list[str]:
     return grue("sweep", f"task={','.join(tasks)}", "profile=mini", f"seed={seeds}", f"threads={threads}",
                 f"output_dir={out}", f"algo={','.join(METHODS)}", f"dpo.micro_batch_size={DPO_MICRO_BATCH}",
-                *(["--dry-run"] if dry_run else []))
+                *(["--dry-run"] if dry_run else []), *(["--remake-stale"] if remake_stale else []))
 
 
 def reuse(out: Path, folders: list[Path], tasks: list[str], seeds: tuple[int, ...]) -> int:
@@ -74,6 +76,8 @@ def main() -> int:
     parser.add_argument("--reuse", nargs="*", type=Path, default=[],
                         help="earlier study folders whose runs of the same config hash count as done here")
     parser.add_argument("--dry-run", action="store_true")
+    parser.add_argument("--remake-stale", action="store_true",
+                        help="make again the finished cells made before a fix that changes their numbers")
     args = parser.parse_args()
     real = [t for t in args.tasks if t in REAL]
     synthetic = [t for t in args.tasks if t in SYNTHETIC]
@@ -85,7 +89,8 @@ def main() -> int:
             args.out.mkdir(parents=True, exist_ok=True)
             print(f"[board study] copied in {reuse(args.out, args.reuse, tasks, seeds)} finished run(s) of the same "
                   "config hash", flush=True)
-        failed |= subprocess.call(sweep(args.out, tasks, ",".join(map(str, seeds)), args.threads, args.dry_run))
+        failed |= subprocess.call(sweep(args.out, tasks, ",".join(map(str, seeds)), args.threads, args.dry_run,
+                                           args.remake_stale))
     return 1 if failed else 0
 
 

@@ -2,6 +2,7 @@
 
     grue sweep task=imdb,commongen algo=ppo,nlpo seed=0,1,2 reward=meteor,rouge1 profile=mini
     grue sweep task=all algo=all seed=0,1,2,3,4 --dry-run
+    grue sweep task=imdb algo=nlpo seed=0,1,2 --remake-stale   remake runs made before a fix that changes their numbers
     grue sweep task=imdb profile=mini seed=0,1 --grid algo=zero_shot --grid "algo=ppo reward=learned reward.labels=100,400"
                                        a union of grids: the arguments above, with each --grid in turn
     grue sweep ... --jobs 4 --devices 0,1,2,3          local, four cells at a time, one GPU each
@@ -25,6 +26,9 @@ def sweep(
                                               "arguments added to the others; repeat for each grid."),
     dry_run: bool = typer.Option(False, "--dry-run", help="List the cells and what is already done; run nothing."),
     retry_failed: bool = typer.Option(False, "--retry-failed", help="Run failed cells again."),
+    remake_stale: bool = typer.Option(False, "--remake-stale", help="Make again the complete cells made before a fix "
+                                      "that changes their numbers (grue/results/revisions.py); each old run moves "
+                                      "into the sweep's books (replaced/), where no board counts it."),
     jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Cells at once (local), or SLURM array parallelism."),
     launcher: str = typer.Option("local", "--launcher", help="local | slurm | submitit-local"),
     devices: str = typer.Option("", "--devices", help="GPUs for local jobs, one per running cell: 0,1,2,3"),
@@ -48,11 +52,11 @@ def sweep(
         grid = plan(args or [], grids or ())
     except (SweepError, ValueError) as err:
         fail(str(err))
-    for line in describe(grid, retry_failed):
+    for line in describe(grid, retry_failed, remake_stale):
         typer.echo(line)
     if dry_run:
         return
-    todo = grid.todo(retry_failed)
+    todo = grid.todo(retry_failed, remake_stale)
     try:
         for warning in preflight_cells(todo):
             console.print(f"[yellow]\\[sweep] warning: {warning}[/]", soft_wrap=True)
@@ -62,7 +66,7 @@ def sweep(
                        mem_gb, timeout_min)
     try:
         with sigterm_as_interrupt():  # passed on to the running cells (grue.sweep.launch)
-            outcome = execute(grid, runner, retry_failed, typer.echo)
+            outcome = execute(grid, runner, retry_failed, typer.echo, remake_stale)
     except KeyboardInterrupt as err:
         typer.echo(f"[sweep] interrupted; the cells that were running record themselves as interrupted; the same "
                    "command resumes the sweep", err=True)

@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from grue.storage.lock import RunBusy
 from grue.sweep.grid import Cell, expand_union
+from grue.sweep.stale import REPLACED, Staleness, describe_staleness, set_aside, staleness
 from grue.sweep.state import COMPLETE, FAILED, INTERRUPTED, RUNNING, CellState, SweepBooks
 from grue.train.registry import optimises_reward
 
@@ -28,10 +30,17 @@ class SweepPlan:
     states: dict[str, CellState] = field(default_factory=dict)
     # cell hash -> why it cannot start as set (grue.run.preflight.settings_problems), for cells not complete
     refused: dict[str, list[str]] = field(default_factory=dict)
+    # cell hash -> the revisions its complete run was made before (grue.sweep.stale), for complete cells
+    stale: dict[str, Staleness] = field(default_factory=dict)
 
-    def todo(self, retry_failed: bool) -> list[Cell]:
+    def remakeable(self, cell: Cell) -> bool:
+        """A complete cell that --remake-stale makes again: made, for certain, before a revision that applies."""
+        return cell.hash in self.stale and self.stale[cell.hash].certain
+
+    def todo(self, retry_failed: bool, remake_stale: bool = False) -> list[Cell]:
         skip = {COMPLETE} | (set() if retry_failed else {FAILED})
-        return [c for c in self.cells if self.states[c.hash].status not in skip and c.hash not in self.refused]
+        return [c for c in self.cells if c.hash not in self.refused and
+                (self.states[c.hash].status not in skip or (remake_stale and self.remakeable(c)))]
 
 
 def refusals(cells: Sequence[Cell], states: dict[str, CellState]) -> dict[str, list[str]]:
@@ -56,10 +65,11 @@ def plan(args: Sequence[str], grids: Sequence[str] = ()) -> SweepPlan:
     records = books.last_records()
     written = [*args, *(f"--grid={grid}" for grid in grids)]  # the sweep's manifest records the whole command
     states = {c.hash: books.state(c, records) for c in cells}
-    return SweepPlan(written, cells, books, states, refusals(cells, states))
+    stale = {c.hash: s for c in cells if states[c.hash].status == COMPLETE and (s := staleness(books, c))}
+    return SweepPlan(written, cells, books, states, refusals(cells, states), stale)
 
 
-def describe(sweep: SweepPlan, retry_failed: bool = False) -> list[str]:
+def describe(sweep: SweepPlan, retry_failed: bool = False, remake_stale: bool = False) -> list[str]:
     """One line per cell and a summary: what --dry-run prints and what a sweep prints before it starts."""
     lines = []
     for cell in sweep.cells:
@@ -70,35 +80,20 @@ def describe(sweep: SweepPlan, retry_failed: bool = False) -> list[str]:
                 RUNNING: "running in another process (waits for it)"}.get(state.status, "to run")
         if cell.hash in sweep.refused:
             note = "refused: " + "; ".join(sweep.refused[cell.hash])
-        if state.status == COMPLETE:
-            note += _made_before(sweep, cell)
+        if cell.hash in sweep.stale:
+            remade = remake_stale and sweep.remakeable(cell)
+            note = ("complete (remade)" if remade else note) + describe_staleness(sweep.stale[cell.hash], remade)
         lines.append(f"{cell.key}  {cell.label:<48} {note}")
         if state.error:
             lines.append(f"{'':14}error: {state.error}")
         if state.log and state.status in (FAILED, INTERRUPTED):
             lines.append(f"{'':14}log: {state.log}")
     counts = {s: sum(1 for st in sweep.states.values() if st.status == s) for s in (COMPLETE, FAILED)}
-    todo = len(sweep.todo(retry_failed))
+    todo = len(sweep.todo(retry_failed, remake_stale))
     refused = f", {len(sweep.refused)} refused before any work" if sweep.refused else ""
     lines.append(f"{len(sweep.cells)} cells: {counts[COMPLETE]} complete, {todo} to run{refused}, {counts[FAILED]} "
                  f"failed; books in {sweep.books.root}")
     return lines
-
-
-def _made_before(sweep: SweepPlan, cell: Cell) -> str:
-    """'; made before revision N' for a complete cell made before a fix that changes its numbers, else ''."""
-    from grue.results.revisions import missed_revisions
-
-    try:
-        doc = json.loads(sweep.books.run_dir(cell).results.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return ""
-    revisions, certain = missed_revisions(doc, cell.cfg.algo)
-    if not revisions:
-        return ""
-    numbers = ", ".join(str(r.number) for r in revisions)
-    return (f"; made before revision {numbers} (grue/results/revisions.py), which changes its numbers: delete its "
-            "folder to make it again" if certain else "; made at a commit this checkout cannot place")
 
 
 def preflight_cells(cells: Sequence[Cell]) -> list[str]:
@@ -131,11 +126,23 @@ def error_of(books: SweepBooks, cell: Cell, code: int) -> str:
     return f"exit code {code}" + (f": {tail}" if tail else "")
 
 
-def execute(sweep: SweepPlan, launcher: Any, retry_failed: bool, echo: Callable[[str], None]) -> dict[str, str]:
+def execute(sweep: SweepPlan, launcher: Any, retry_failed: bool, echo: Callable[[str], None],
+            remake_stale: bool = False) -> dict[str, str]:
     """Run the cells still to do; returns cell hash -> final status (complete, failed or interrupted)."""
-    todo = sweep.todo(retry_failed)
+    todo = sweep.todo(retry_failed, remake_stale)
     sweep.books.write_manifest(sweep.args)
     outcome: dict[str, str] = {}
+    for cell in [c for c in todo if sweep.states[c.hash].status == COMPLETE]:
+        try:
+            where = set_aside(sweep.books, cell, sweep.stale[cell.hash])
+        except RunBusy as err:  # another process holds or changed the run: leave it, say so
+            todo.remove(cell)
+            echo(f"[sweep] {cell.key} {cell.label}: not remade, {err}")
+            continue
+        sweep.books.record(cell, REPLACED, None, f"made before revision "
+                           f"{', '.join(str(r.number) for r in sweep.stale[cell.hash].revisions)}; old run in {where}")
+        echo(f"[sweep] {cell.key} {cell.label}: made before a fix that changes its numbers; the old run is in "
+             f"{where}, the cell runs again")
 
     def done(cell: Cell, code: int) -> None:
         complete = sweep.books.run_dir(cell).complete()

@@ -83,4 +83,4 @@ def test_a_sweep_lists_a_complete_cell_made_before_a_revision(tiny_imdb_args, ca
     doc["code_revision"] = 0
     (path / "results.json").write_text(json.dumps(doc))
     line = describe(plan_sweep(args))[0]
-    assert "complete (skipped); made before revision 1" in line and "delete its folder" in line
+    assert "complete (skipped); made before revision 1" in line and "--remake-stale makes it again" in line
