@@ -13,6 +13,7 @@ from collections import defaultdict
 
 from grue.board.build import Board
 from grue.board.numbers.collect import Run
+from grue.board.tables.retrained_starts import retrained_runs, retrained_starts
 from grue.board.tables.table import Cell, Column, Row, Table
 from grue.board.task_info import algo_label, algo_rank, ordered_tasks
 
@@ -73,8 +74,17 @@ def provenance_table(board: Board) -> Table:
         named = sorted({n for row in stale for n in row[1]})
         what = " ".join(f"Revision {r.number}: {r.what}." for r in REVISIONS if r.number in named)
         table.notes.append("Rows with seeds made before a fix that changes their algorithm's numbers at the same "
-                           "settings (grue/results/revisions.py; delete such a run's folder and run the same sweep "
-                           "again to make it with today's code): " + "; ".join(text for text, _ in stale) + ". " + what)
+                           "settings (grue/results/revisions.py; `grue sweep ... --remake-stale` makes them with "
+                           "today's code): " + "; ".join(text for text, _ in stale) + ". " + what)
+    retrained = retrained_runs(board.found.runs)
+    if retrained:
+        before = retrained_starts(board.found.runs)
+        table.notes.append(
+            "Runs trained again for their weights (a warm start or a teacher needed them) whose metrics moved; the "
+            "board shows the retrained record, the first is kept beside it as results.before_retrain.json: "
+            + "; ".join(retrained) + "." + (" Runs that started from or learned from the first weights, before the "
+                                            "retrain (a comparison with a run started later includes the difference "
+                                            "between the two starts): " + "; ".join(before) + "." if before else ""))
     return table
 
 
