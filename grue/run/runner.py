@@ -15,6 +15,7 @@ from grue.config.read_groups import args_as_algorithm
 from grue.runtime.console import console, progress_bar
 from grue.run.evaluate import build_task_scorers, evaluate_split
 from grue.storage.atomic import append_jsonl, atomic_write_jsonl
+from grue.results.hardware import hardware
 from grue.results.cost import cost_fields
 from grue.results.writer import results_document
 from grue.rewards.learned.schedules import results_fields
@@ -246,6 +247,7 @@ class Run:
             doc.update(results_fields(self.dir.path))  # a label schedule's labels and reward-model accuracy
             doc.update(cost_fields(self.dir.path))  # generated tokens and seconds of training (grue/results/cost.py)
             doc["prompt_truncation"] = truncation  # what model.max_prompt_length cut (grue/run/truncation.py)
+            doc["hardware"] = hardware(str(self.device))  # the kind of machine: its kernels round differently
             if self.resolved_settings:  # which run a teacher named by its algorithm was
                 from grue.run.teacher_runs import teachers_record
 

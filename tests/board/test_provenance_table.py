@@ -5,6 +5,8 @@ draws), and IMDB's zero-shot and some PPO seeds under another transformers relea
 config hash, which cannot show either."""
 from __future__ import annotations
 
+import json
+
 from board_fixtures import results_doc, write_run
 from grue.board.build import BoardOptions, build_board
 from grue.board.export import board_markdown
@@ -53,3 +55,31 @@ def test_a_run_without_a_commit_is_not_recorded_not_dropped(tmp_path):
     commits = [r.labels["commit"] for r in provenance_table(board).rows]
     assert sorted(commits) == ["dddddddd", "not recorded"]
     assert mixed_rows(board.found.runs) == ["imdb PPO (2 commits)"]
+
+
+def test_seeds_made_on_two_kinds_of_machine_are_named_and_unrecorded_ones_are_not_counted(tmp_path):
+    avx2 = {"cpu": "Some CPU", "cpu_capability": "AVX2", "accelerator": None}
+    avx512 = {"cpu": "Some CPU", "cpu_capability": "AVX512", "accelerator": None}
+    for algo, kinds in (("ppo", (avx2, avx512, None)), ("grpo", (avx2, avx2, None))):
+        for seed, kind in enumerate(kinds):
+            run = _run(tmp_path, algo, seed, "e" * 40)
+            if kind:
+                doc = json.loads((run / "results.json").read_text())
+                doc["hardware"] = kind
+                (run / "results.json").write_text(json.dumps(doc))
+    board = build_board([tmp_path], BoardOptions(with_paper=False))
+    assert mixed_rows(board.found.runs) == ["imdb PPO (2 kinds of machine: Some CPU, AVX2; Some CPU, AVX512)"]
+
+
+def test_a_run_records_the_kind_of_machine_and_no_host(monkeypatch):
+    import socket
+
+    import torch
+
+    from grue.results.hardware import hardware, hardware_label
+
+    record = hardware("cpu")
+    assert record["cpu_capability"] == torch.backends.cpu.get_cpu_capability() and record["accelerator"] is None
+    assert socket.gethostname() not in json.dumps(record)
+    assert hardware_label(record) == ", ".join(v for v in (record["cpu"], record["cpu_capability"]) if v)
+    assert hardware_label(None) is None and hardware_label({"cpu": None}) is None

@@ -91,6 +91,10 @@ def test_a_run_records_how_many_prompts_its_limit_cut(tiny_imdb_args, tiny_model
                                            "longest": max(lengths)}
     assert 0 < record["splits"]["test"]["truncated"] < 6 or 0 < record["splits"]["val"]["truncated"] < 6
     assert record["splits"]["train"]["prompts"] == 16
+    import torch  # and the kind of machine that made it (grue/results/hardware.py)
+
+    machine = json.loads((run_dir / "results.json").read_text())["hardware"]
+    assert machine["cpu_capability"] == torch.backends.cpu.get_cpu_capability() and machine["accelerator"] is None
 
 
 class _WordTokenizer:

@@ -13,6 +13,7 @@ from collections import defaultdict
 
 from grue.board.build import Board
 from grue.board.numbers.collect import Run
+from grue.results.hardware import hardware_label
 from grue.board.tables.retrained_starts import retrained_runs, retrained_starts
 from grue.board.tables.table import Cell, Column, Row, Table
 from grue.board.task_info import algo_label, algo_rank, ordered_tasks
@@ -63,8 +64,8 @@ def provenance_table(board: Board) -> Table:
                        "made it; the config hash a row groups seeds by fixes the settings, not the code. "
                        "`git log A..B` lists what changed between two commits of one row.")
     if mixed:
-        table.notes.append("Rows whose seeds were made by more than one commit or library version (their spread "
-                           "includes any change between them): " + "; ".join(mixed) + ".")
+        table.notes.append("Rows whose seeds were made by more than one commit, library version or kind of "
+                           "machine (their spread includes any change between them): " + "; ".join(mixed) + ".")
     elif table.rows:
         table.notes.append("Every row's seeds were made by one commit and one set of library versions.")
     stale = stale_rows(board.found.runs)
@@ -111,13 +112,16 @@ def stale_rows(runs: list[Run]) -> list[tuple[str, list[int]]]:
 
 
 def mixed_rows(runs: list[Run]) -> list[str]:
-    """'task algorithm (n commits[, m library versions])' for each row group whose seeds differ in code."""
+    """'task algorithm (n commits[, m library versions][, k kinds of machine: ...])' for each row group whose seeds
+    differ in code or in the kind of machine that ran them (grue/results/hardware.py)."""
     out = []
     for key, group in row_groups(runs):
         commits = {commit_of(r) for r in group}
         libraries = {libraries_of(r) for r in group}
+        machines = {m for r in group if (m := hardware_label(r.doc.get("hardware")))}  # unrecorded: not counted
         parts = ([f"{len(commits)} commits"] if len(commits) > 1 else []) + \
-                ([f"{len(libraries)} library versions"] if len(libraries) > 1 else [])
+                ([f"{len(libraries)} library versions"] if len(libraries) > 1 else []) + \
+                ([f"{len(machines)} kinds of machine: {'; '.join(sorted(machines))}"] if len(machines) > 1 else [])
         if parts:
             out.append(f"{key[0]} {algo_label(key[1])} ({', '.join(parts)})")
     return out
