@@ -29,6 +29,13 @@ class Revision:
     what: str
 
 
+# Revision 1's per-row top-k choice also changes other algorithms' draws, yet it is not theirs: where a row's k-th
+# and (k+1)-th values tie, the whole batch used to take the whole-vocabulary path, which keeps the same tokens with
+# the same probabilities but maps a uniform to a token in id order, not by value. The distribution is unchanged,
+# so a run made before it is another draw of the same run, as another seed's is, and a row may mix both. Only NLPO's
+# claim rests on the draw itself: a mask that removes nothing trains PPO's run exactly, token for token. (Seen on the
+# board study's IMDB Supervised seed 0: the same weights, decoded before and after it, drew the same validation
+# texts and other test texts from one tie onwards.)
 REVISIONS = (
     Revision(1, "448c158", samples_through_nlpo_mask,
              "NLPO's mask drops ended rows with the policy and top-k's path is chosen per row, so a mask that never "
