@@ -11,6 +11,7 @@ checkout cannot place is only named.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,7 +46,9 @@ def staleness(books: SweepBooks, cell: Cell) -> Optional[Staleness]:
     if not revisions:
         return None
     commit = doc.get("git_commit")
-    return Staleness(tuple(revisions), certain, commit[:7] if isinstance(commit, str) else "")
+    # a folder name is made of it: only a commit id, never a path a copied-in results file could carry
+    named = isinstance(commit, str) and re.fullmatch(r"[0-9a-f]{7,40}", commit)
+    return Staleness(tuple(revisions), certain, commit[:7] if named else "")
 
 
 def describe_staleness(stale: Staleness, remake: bool) -> str:

@@ -66,3 +66,18 @@ def test_a_run_whose_commit_this_checkout_cannot_place_is_named_not_remade(tiny_
     (nlpo / "results.json").write_text(json.dumps(doc))
     listed = sweep(*args, "--remake-stale", "--dry-run")
     assert "cannot place" in listed.output and "complete (skipped)" in listed.output and "0 to run" in listed.output
+
+
+def test_the_set_aside_folder_is_named_by_a_commit_id_only(tmp_path):
+    from types import SimpleNamespace
+
+    from grue.sweep.stale import staleness
+
+    run = tmp_path / "imdb-mini-nlpo-seed0-00000000"
+    run.mkdir()
+    books = SimpleNamespace(run_dir=lambda cell: SimpleNamespace(results=run / "results.json"))
+    cell = SimpleNamespace(cfg=SimpleNamespace(algo="nlpo"))
+    for given, named in (("../../elsewhere", ""), ("abcdef0123", "abcdef0"), (None, "")):
+        (run / "results.json").write_text(json.dumps({"code_revision": 0, "git_commit": given}))
+        found = staleness(books, cell)
+        assert found.certain and found.commit == named
