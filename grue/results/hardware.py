@@ -1,10 +1,12 @@
 """What kind of machine made a run: the CPU's model and the vector instructions torch's kernels used, and the
 accelerator's name.
 
-The same code, libraries, settings and seed have trained weights that differ in the 8th digit of the loss, and a
-sampled decode from them then picks another token now and then (the board study's IMDB Supervised seed 0,
-trained again a day later). The kernels torch picks for a CPU (AVX2 or AVX-512) or for a GPU model add in other
-orders, so the kind of machine is part of what made a run's numbers. Recorded as results.json `hardware`; no
+The kernels torch picks for a CPU (AVX2 or AVX-512) or for a GPU model add in other orders, so the same code,
+libraries, settings and seed can train weights that differ in the last digits, and a sampled decode from them
+then picks another token now and then. That is the most likely reason the board study's IMDB Supervised seed 0,
+trained again a day later, moved in the 8th digit of its loss: its own commit, run again on the retrain's machine,
+gave the retrain's loss exactly (docs/studies/grue_board_mini/ABOUT.md says how). So the kind of machine is part
+of what made a run's numbers. Recorded as results.json `hardware`; no
 host name, user or path is recorded.
 """
 from __future__ import annotations

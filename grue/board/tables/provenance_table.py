@@ -13,10 +13,10 @@ from collections import defaultdict
 
 from grue.board.build import Board
 from grue.board.numbers.collect import Run
-from grue.results.hardware import hardware_label
 from grue.board.tables.retrained_starts import retrained_runs, retrained_starts
 from grue.board.tables.table import Cell, Column, Row, Table
 from grue.board.task_info import algo_label, algo_rank, ordered_tasks
+from grue.results.hardware import hardware_label
 
 LIBRARIES = ("torch", "transformers")  # the libraries whose numerics a run's numbers depend on
 
