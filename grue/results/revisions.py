@@ -47,6 +47,12 @@ _REPO = Path(__file__).resolve().parents[2]
 _COMMIT_ID = re.compile(r"[0-9a-f]{7,40}")
 
 
+def is_commit_id(value: Any) -> bool:
+    """A hex commit id (7-40 characters): the only form of a recorded git_commit that reaches git or a file name,
+    since a results file may be a submitter's (never an option, a revision expression or a path)."""
+    return isinstance(value, str) and _COMMIT_ID.fullmatch(value) is not None
+
+
 @lru_cache(maxsize=None)
 def _is_ancestor(older: str, newer: str) -> Optional[bool]:
     """Whether commit `older` is in `newer`'s history, by this checkout's git; None where git cannot tell."""
@@ -63,8 +69,7 @@ def revision_of(doc: Mapping[str, Any]) -> Optional[int]:
     if doc.get("code_revision") is not None:
         return int(doc["code_revision"])
     commit = doc.get("git_commit")
-    # a results file may be a submitter's: only a commit id reaches git, never an option or a revision expression
-    if not isinstance(commit, str) or not _COMMIT_ID.fullmatch(commit):
+    if not is_commit_id(commit):
         return None
     made = 0
     for revision in sorted(REVISIONS, key=lambda r: r.number):

@@ -13,8 +13,9 @@ stands in for the supervised run here as it does for a warm start.
 """
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Iterator, Mapping, Optional, Sequence
+
+from grue.storage.run_layout import run_name_of
 
 TEACHER_GROUP = "teacher"
 
@@ -120,7 +121,5 @@ def teachers_record(resolved: Mapping[str, str], cfg: Any) -> dict[str, dict[str
     given = dict(teacher_settings(cfg))
     record = {}
     for setting, directory in resolved.items():
-        path = Path(directory)
-        run = path.parent.name if path.name == "model" else path.name
-        record[setting] = {"given": str(given[setting]), "run": run}
+        record[setting] = {"given": str(given[setting]), "run": run_name_of(directory)}
     return record

@@ -20,7 +20,7 @@ app and labelling can all read it without pulling one another in. A sweep's own 
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any, Optional, Union
 
 PathLike = Union[str, Path]
@@ -68,6 +68,12 @@ def lock_file(run: PathLike) -> Path:
 
 def model_dir(run: PathLike) -> Path:
     return Path(run) / MODEL
+
+
+def run_name_of(path: PathLike) -> str:
+    """The run folder's name, given the folder or its model/ directory (a warm start's or a teacher's)."""
+    path = PurePath(path)
+    return path.parent.name if path.name == MODEL else path.name
 
 
 def checkpoints_dir(run: PathLike) -> Path:

@@ -11,13 +11,12 @@ checkout cannot place is only named.
 from __future__ import annotations
 
 import json
-import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from grue.results.revisions import Revision, missed_revisions
+from grue.results.revisions import Revision, is_commit_id, missed_revisions
 from grue.storage.lock import RunBusy
 from grue.storage.run_layout import RESULTS, STATUS
 from grue.sweep.grid import Cell
@@ -47,8 +46,7 @@ def staleness(books: SweepBooks, cell: Cell) -> Optional[Staleness]:
         return None
     commit = doc.get("git_commit")
     # a folder name is made of it: only a commit id, never a path a copied-in results file could carry
-    named = isinstance(commit, str) and re.fullmatch(r"[0-9a-f]{7,40}", commit)
-    return Staleness(tuple(revisions), certain, commit[:7] if named else "")
+    return Staleness(tuple(revisions), certain, commit[:7] if is_commit_id(commit) else "")
 
 
 def describe_staleness(stale: Staleness, remake: bool) -> str:

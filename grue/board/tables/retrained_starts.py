@@ -10,11 +10,10 @@ against Supervised+PPO of the same seed) then includes the difference between th
 """
 from __future__ import annotations
 
-from pathlib import PurePath
-
 from grue.board.numbers.collect import Run
 from grue.board.task_info import algo_label
 from grue.run.record_kept import RESULTS_BEFORE
+from grue.storage.run_layout import run_name_of
 
 
 def _source_runs(run: Run) -> list[str]:
@@ -22,8 +21,7 @@ def _source_runs(run: Run) -> list[str]:
     names = []
     init = run.doc.get("init_model")
     if isinstance(init, str) and init:
-        path = PurePath(init)
-        names.append(path.parent.name if path.name == "model" else path.name)
+        names.append(run_name_of(init))
     for teacher in (run.doc.get("teachers") or {}).values():
         if isinstance(teacher, dict) and isinstance(teacher.get("run"), str):
             names.append(teacher["run"])
